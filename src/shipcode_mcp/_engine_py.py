@@ -1,0 +1,253 @@
+"""The pure-Python engine: the reference for the compiled one, byte for byte.
+
+An engine turns input bytes into output bytes. ``feed(chunk)`` takes any chunking of the
+input and returns the answers completed by it; ``finish()`` ends the input (a last line
+without ``\\n`` is still a line); ``serve(fd_in, fd_out)`` is the real loop: big reads, one
+write per chunk read, so an answer is out before the engine blocks on input again.
+
+Each line is judged in the order of the server contract (README, "Behaviour contract").
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from orjson import JSONDecodeError
+from orjson import loads as _loads
+
+from ._log import log_exception
+from .jsontext import dumps, is_overflow_error, loads_overflowing
+from .protocol import (
+    BLANK_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES,
+    INITIALIZED_NOTIFICATION,
+    INTERNAL_ERROR_TAIL,
+    INVALID_PARAMS_TAIL,
+    INVALID_REQUEST_NULL_LINE,
+    INVALID_REQUEST_TAIL,
+    METHOD_NOT_FOUND_TAIL,
+    PARSE_ERROR_LINE,
+    READ_SIZE,
+    RESPONSE_HEAD,
+    RESULT_MID,
+    RESULT_TAIL,
+    RpcError,
+)
+
+if TYPE_CHECKING:
+    from .catalogue import Catalogue
+
+IMPLEMENTATION = "pure"
+_MISSING = object()
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``, waiting while a non-blocking fd is full."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            import select
+
+            select.select([], [fd], [])
+
+
+def read_some(fd: int) -> bytes:
+    """One read of up to READ_SIZE bytes, waiting while a non-blocking fd is empty."""
+    while True:
+        try:
+            return os.read(fd, READ_SIZE)
+        except BlockingIOError:
+            import select
+
+            select.select([fd], [], [])
+
+
+class Engine:
+    """Line processor over a :class:`~shipcode_mcp.catalogue.Catalogue`."""
+
+    implementation = IMPLEMENTATION
+
+    def __init__(self, catalogue: Catalogue, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+        if max_message_bytes < 1:
+            raise ValueError("max_message_bytes must be at least 1")
+        self._routes = catalogue.routes
+        self._max = max_message_bytes
+        self._partial = bytearray()  # start of a line whose \n has not arrived yet
+        self._skipping = False  # inside an oversize line: discard up to its \n
+        self._skipped_blank = True  # whether every byte discarded so far was blank
+        self._out: list[bytes] = []  # complete answers not yet written
+        #: True once ``notifications/initialized`` has arrived.
+        self.initialized = False
+
+    # -- framing -------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> bytes:
+        """Take the next chunk of input; return the answers it completes."""
+        self._take(data)
+        return self._drain()
+
+    def finish(self) -> bytes:
+        """End of input: judge the unterminated last line, if any; return its answer."""
+        if self._skipping:
+            self._end_skip()
+        elif self._partial:
+            line = bytes(self._partial)
+            self._partial = bytearray()
+            self._line(line)
+        return self._drain()
+
+    def _drain(self) -> bytes:
+        out = b"".join(self._out)
+        self._out.clear()
+        return out
+
+    def _take(self, data: bytes) -> None:
+        start = 0
+        if self._skipping or self._partial:
+            end = data.find(b"\n")
+            if end < 0:
+                self._hold(data)
+                return
+            if self._skipping:
+                self._skip(data[:end])
+                self._end_skip()
+            else:
+                self._partial += data[:end]
+                line = bytes(self._partial)
+                self._partial = bytearray()
+                self._line(line)
+            start = end + 1
+        find = data.find
+        line_of = self._line
+        while True:
+            end = find(b"\n", start)
+            if end < 0:
+                break
+            line_of(data[start:end])
+            start = end + 1
+        if start < len(data):
+            self._hold(data[start:])
+
+    def _hold(self, data: bytes) -> None:
+        """Keep the start of an unterminated line, or discard it once it is too long."""
+        if self._skipping:
+            self._skip(data)
+            return
+        self._partial += data
+        # One byte of slack: a trailing \r does not count towards the limit.
+        if len(self._partial) > self._max + 1:
+            self._skipping = True
+            self._skipped_blank = True
+            self._skip(self._partial)
+            self._partial = bytearray()
+
+    def _skip(self, data: bytes | bytearray) -> None:
+        if self._skipped_blank and data.strip(BLANK_BYTES):
+            self._skipped_blank = False
+
+    def _end_skip(self) -> None:
+        self._skipping = False
+        if not self._skipped_blank:
+            self._out.append(INVALID_REQUEST_NULL_LINE)
+
+    # -- one line ------------------------------------------------------------------------
+
+    def _line(self, line: bytes) -> None:
+        if len(line) > self._max and (len(line) > self._max + 1 or line[-1] != 13):
+            if line.strip(BLANK_BYTES):
+                self._out.append(INVALID_REQUEST_NULL_LINE)
+            return
+        try:
+            message = _loads(line)
+        except JSONDecodeError as error:
+            if not line.strip(BLANK_BYTES):
+                return
+            if not is_overflow_error(error):
+                self._out.append(PARSE_ERROR_LINE)
+                return
+            try:
+                message = loads_overflowing(line)
+            except ValueError:
+                self._out.append(PARSE_ERROR_LINE)
+                return
+        self._message(message)
+
+    def _message(self, message: object) -> None:
+        out = self._out
+        if type(message) is not dict:
+            out.append(INVALID_REQUEST_NULL_LINE)
+            return
+        request_id = message.get("id", _MISSING)
+        if request_id is _MISSING:
+            id_bytes = None
+        elif type(request_id) is int:
+            id_bytes = b"%d" % request_id
+        elif type(request_id) is str:
+            id_bytes = dumps(request_id)
+        else:
+            out.append(INVALID_REQUEST_NULL_LINE)
+            return
+        method = message.get("method", _MISSING)
+        if method is _MISSING and ("result" in message or "error" in message):
+            return  # a response from the client
+        params = message.get("params", _MISSING)
+        if (
+            type(method) is not str
+            or message.get("jsonrpc") != "2.0"
+            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
+        ):
+            if id_bytes is None:
+                out.append(INVALID_REQUEST_NULL_LINE)
+            else:
+                out += (RESPONSE_HEAD, id_bytes, INVALID_REQUEST_TAIL)
+            return
+        if id_bytes is None:
+            if method == INITIALIZED_NOTIFICATION:
+                self.initialized = True
+            return  # notifications are never answered
+        route = self._routes.get(method)
+        if route is None:
+            out += (RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL)
+        elif type(params) is list:
+            out += (RESPONSE_HEAD, id_bytes, INVALID_PARAMS_TAIL)
+        elif type(route) is bytes:
+            out += (RESPONSE_HEAD, id_bytes, route)
+        else:
+            try:
+                body = route(None if params is _MISSING else params)
+            except RpcError as error:
+                out += (RESPONSE_HEAD, id_bytes, error.tail)
+            except Exception:
+                log_exception(f"internal error answering {method!r}")
+                out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
+            else:
+                out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def serve(self, fd_in: int, fd_out: int) -> None:
+        """Answer ``fd_in`` on ``fd_out`` until EOF; answers due are written before returning.
+
+        A closed output raises :class:`BrokenPipeError`; a
+        :class:`~shipcode_mcp.protocol.ServerStop` from a signal handler stops the loop.
+        """
+        try:
+            while True:
+                data = read_some(fd_in)
+                if not data:
+                    out = self.finish()
+                    if out:
+                        write_all(fd_out, out)
+                    return
+                self._take(data)
+                if self._out:
+                    write_all(fd_out, self._drain())
+        finally:
+            if self._out:
+                try:
+                    write_all(fd_out, self._drain())
+                except OSError:
+                    pass

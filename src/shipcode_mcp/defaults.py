@@ -1,0 +1,27 @@
+"""The default catalogue served by ``shipcode-mcp``: echo, add and the hello resource.
+
+Written with the public API, exactly as a user would write an app.
+"""
+
+from __future__ import annotations
+
+from .app import Server
+
+app = Server("shipcode-mcp", version="1.0.0")
+
+
+@app.tool()
+def echo(text: str) -> str:
+    """Echo back the given text"""
+    return text
+
+
+@app.tool()
+def add(a: float, b: float) -> float:
+    """Add two numbers"""
+    return a + b
+
+
+@app.resource("file:///hello.txt", name="hello.txt", mime_type="text/plain")
+def hello() -> str:
+    return "Hello, world!"

@@ -1,0 +1,112 @@
+"""JSON text rules shared by both engines: parsing beyond orjson, and number text.
+
+orjson parses every line first. It refuses exactly one kind of valid JSON: a number literal
+that overflows a double (``1e400``). Only when orjson says so does :func:`loads_overflowing`
+parse the line again, with the same results orjson would give otherwise: integers inside
+the signed/unsigned 64-bit range stay ``int``, other integers and all fractions become
+``float`` (overflowing ones ``inf``), unpaired surrogate escapes, ``NaN``/``Infinity``
+literals, raw control characters and nesting deeper than 1024 levels are refused.
+"""
+
+from __future__ import annotations
+
+import math
+
+import orjson
+
+MAX_DEPTH = 1024
+_INT_MIN = -(2**63)
+_UINT_MAX = 2**64 - 1
+_OVERFLOW = "number is infinity"
+
+
+def is_overflow_error(error: ValueError) -> bool:
+    """True when orjson refused a line only because a number overflows a double."""
+    return str(error).startswith(_OVERFLOW)
+
+
+def _parse_int(text: str) -> int | float:
+    # Short literals always fit; long ones may exceed 64 bits (and int() of very long
+    # digit strings is refused by CPython), so go through float like orjson does.
+    if len(text) < 19:
+        return int(text)
+    if len(text) > 21:
+        return float(text)
+    value = int(text)
+    return value if _INT_MIN <= value <= _UINT_MAX else float(value)
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check(value: object, depth: int) -> None:
+    """Refuse what orjson would have refused: lone surrogates and excessive depth."""
+    if depth > MAX_DEPTH:
+        raise ValueError("depth limit exceeded")
+    if type(value) is str:
+        value.encode("utf-8")
+    elif type(value) is dict:
+        for key, item in value.items():
+            key.encode("utf-8")
+            _check(item, depth + 1)
+    elif type(value) is list:
+        for item in value:
+            _check(item, depth + 1)
+
+
+def loads_overflowing(line: bytes) -> object:
+    """Parse a line that orjson refused for an overflowing number; ValueError if invalid."""
+    import json
+
+    try:
+        text = line.decode("utf-8")
+        value = json.loads(text, parse_int=_parse_int, parse_constant=_refuse_constant)
+        _check(value, 1)
+    except (ValueError, RecursionError, UnicodeError) as error:
+        raise ValueError(str(error)) from None
+    return value
+
+
+def number_text(value: int | float) -> str:
+    """Write a number as ECMAScript's Number::toString does (integers exactly).
+
+    ``3.0`` -> ``3``, ``1e21`` -> ``1e+21``, ``1e-7`` -> ``1e-7``, ``-0.0`` -> ``0``,
+    overflow -> ``Infinity``.
+    """
+    if type(value) is int:
+        return str(value)
+    if value != value:
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    text = repr(value)  # shortest round-trip digits, like ECMAScript
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exponent = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    stripped = digits.lstrip("0")
+    # value == 0.<digits> x 10**point
+    point = len(whole) + (int(exponent) if exponent else 0) - (len(digits) - len(stripped))
+    digits = stripped.rstrip("0")
+    count = len(digits)
+    if count <= point <= 21:
+        body = digits + "0" * (point - count)
+    elif 0 < point <= 21:
+        body = digits[:point] + "." + digits[point:]
+    elif -6 < point <= 0:
+        body = "0." + "0" * -point + digits
+    else:
+        power = point - 1
+        head = digits[0] + ("." + digits[1:] if count > 1 else "")
+        body = f"{head}e{'+' if power >= 0 else '-'}{abs(power)}"
+    return sign + body
+
+
+def dumps(value: object) -> bytes:
+    """Compact JSON, UTF-8 as is: the one serializer both engines use."""
+    return orjson.dumps(value)

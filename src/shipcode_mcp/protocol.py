@@ -1,0 +1,64 @@
+"""Wire constants of MCP 2025-06-18 over JSON-RPC 2.0, pre-encoded once.
+
+Everything the engines write is assembled from these fragments plus the request id and a
+result body, so constant bytes are never re-encoded per message.
+"""
+
+from __future__ import annotations
+
+PROTOCOL_VERSION = "2025-06-18"
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002
+
+#: Start of every response, up to the id.
+RESPONSE_HEAD = b'{"jsonrpc":"2.0","id":'
+#: Between the id and a result body.
+RESULT_MID = b',"result":'
+#: After a result body.
+RESULT_TAIL = b"}\n"
+
+
+class RpcError(Exception):
+    """A JSON-RPC error answer: raised by method handlers, written by the engines."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+        #: The bytes that follow the id in the answer: ``,"error":{...}}`` and the newline.
+        self.tail = error_tail(code, message)
+
+
+def error_tail(code: int, message: str) -> bytes:
+    """Encode `,"error":{"code":..,"message":..}}` and the newline for one error."""
+    from .jsontext import dumps
+
+    return b',"error":{"code":%d,"message":%s}}\n' % (code, dumps(message))
+
+
+# Errors whose id is always null are written whole.
+PARSE_ERROR_LINE = RESPONSE_HEAD + b"null" + error_tail(PARSE_ERROR, "Parse error")
+INVALID_REQUEST_NULL_LINE = RESPONSE_HEAD + b"null" + error_tail(INVALID_REQUEST, "Invalid Request")
+
+# Errors that carry the request id: the bytes after the id.
+INVALID_REQUEST_TAIL = error_tail(INVALID_REQUEST, "Invalid Request")
+METHOD_NOT_FOUND_TAIL = error_tail(METHOD_NOT_FOUND, "Method not found")
+INVALID_PARAMS_TAIL = error_tail(INVALID_PARAMS, "Invalid params")
+INTERNAL_ERROR_TAIL = error_tail(INTERNAL_ERROR, "Internal error")
+
+#: The notification that completes the initialize handshake.
+INITIALIZED_NOTIFICATION = "notifications/initialized"
+#: Bytes a blank line may hold (JSON whitespace, without the newline that ends it).
+BLANK_BYTES = b" \t\r"
+#: Bytes asked of each read(2) on the input.
+READ_SIZE = 256 * 1024
+
+
+class ServerStop(BaseException):
+    """Raised (from a signal handler) to stop serving: pending answers are flushed first."""

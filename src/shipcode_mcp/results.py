@@ -1,0 +1,52 @@
+"""How a tool's return value becomes a ``tools/call`` result body (compact JSON bytes).
+
+- ``str`` -> one text block; ``int``/``float`` -> one text block written as ECMAScript writes
+  numbers (``3.0`` -> ``3``); ``bool`` -> ``true``/``false``; ``None`` -> no content.
+- a list of content blocks (dicts with a ``type``) -> those blocks as given; any other list
+  -> its compact JSON as one text block.
+- a ``dict`` -> its compact JSON as one text block, plus ``structuredContent`` when the tool
+  declares an output schema.
+- anything else -> :class:`TypeError` (the tool call fails with an ``isError`` result).
+"""
+
+from __future__ import annotations
+
+from .jsontext import dumps, number_text
+
+_TEXT_HEAD = b'{"content":[{"type":"text","text":'
+_TEXT_TAIL = b"}]}"
+_ERROR_TAIL = b'}],"isError":true}'
+EMPTY_CONTENT = b'{"content":[]}'
+
+
+def text_result(text: str) -> bytes:
+    """A successful result holding one text block."""
+    return _TEXT_HEAD + dumps(text) + _TEXT_TAIL
+
+
+def error_result(text: str) -> bytes:
+    """A failed tool call (``isError``) holding one text block."""
+    return _TEXT_HEAD + dumps(text) + _ERROR_TAIL
+
+
+def tool_result(value: object, structured: bool = False) -> bytes:
+    """Encode a tool function's return value as a result body."""
+    kind = type(value)
+    if kind is str:
+        return text_result(value)
+    if kind is int or kind is float:
+        return text_result(number_text(value))
+    if kind is bool:
+        return text_result("true" if value else "false")
+    if value is None:
+        return EMPTY_CONTENT
+    if kind is dict:
+        body = dumps(value)
+        if structured:
+            return _TEXT_HEAD + dumps(body.decode()) + b'}],"structuredContent":' + body + b"}"
+        return _TEXT_HEAD + dumps(body.decode()) + _TEXT_TAIL
+    if kind is list:
+        if all(type(block) is dict and "type" in block for block in value):
+            return b'{"content":' + dumps(value) + b"}"
+        return text_result(dumps(value).decode())
+    raise TypeError(f"a tool returned {kind.__name__}, which is not a tool result")

@@ -1,0 +1,103 @@
+"""One fixture, two engines: every behaviour test runs on the compiled and the pure engine.
+
+The compiled param is skipped only on request (``--no-compiled`` or
+``SHIPCODE_MCP_NO_EXTENSIONS`` set); a compiled engine that fails to import is an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from types import ModuleType
+
+import pytest
+
+ENGINE_NAMES = ("compiled", "pure")
+ENGINE_MODULES = {"compiled": "shipcode_mcp._engine_c", "pure": "shipcode_mcp._engine_py"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--no-compiled", action="store_true", help="skip the compiled engine's params")
+
+
+def compiled_skipped(config: pytest.Config) -> bool:
+    return bool(config.getoption("--no-compiled") or os.environ.get("SHIPCODE_MCP_NO_EXTENSIONS"))
+
+
+@pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
+def engine_name(request: pytest.FixtureRequest) -> str:
+    """The engine under test: ``"compiled"`` or ``"pure"``."""
+    if request.param == "compiled" and compiled_skipped(request.config):
+        pytest.skip("compiled engine deselected")
+    return request.param
+
+
+@pytest.fixture
+def engine_module(engine_name: str) -> ModuleType:
+    """The engine module under test (import errors fail the test)."""
+    return importlib.import_module(ENGINE_MODULES[engine_name])
+
+
+def default_catalogue():
+    from shipcode_mcp.defaults import app
+
+    return app.catalogue()
+
+
+@pytest.fixture
+def run(engine_module: ModuleType) -> Callable[..., bytes]:
+    """``run(data, chunks=None, catalogue=None, max_message_bytes=None) -> bytes`` in-process.
+
+    Feeds ``data`` whole (or split at the offsets in ``chunks``) to a fresh engine, then
+    ends the input, and returns everything the engine wrote.
+    """
+
+    def run(
+        data: bytes,
+        chunks: Iterable[int] | None = None,
+        catalogue=None,
+        max_message_bytes: int | None = None,
+    ) -> bytes:
+        kwargs = {} if max_message_bytes is None else {"max_message_bytes": max_message_bytes}
+        engine = engine_module.Engine(catalogue or default_catalogue(), **kwargs)
+        out = []
+        start = 0
+        for cut in sorted(chunks or ()):
+            out.append(engine.feed(data[start:cut]))
+            start = cut
+        out.append(engine.feed(data[start:]))
+        out.append(engine.finish())
+        return b"".join(out)
+
+    return run
+
+
+def engine_env(engine_name: str) -> dict[str, str]:
+    """Environment that makes ``shipcode-mcp`` run the given engine."""
+    env = {k: v for k, v in os.environ.items() if k != "SHIPCODE_MCP_NO_EXTENSIONS"}
+    if engine_name == "pure":
+        env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
+    return env
+
+
+SERVER_COMMAND = [sys.executable, "-m", "shipcode_mcp"]
+
+
+@pytest.fixture
+def run_process(engine_name: str) -> Callable[..., subprocess.CompletedProcess]:
+    """``run_process(data, *args, timeout=60)``: the real server as a subprocess over pipes."""
+
+    def run_process(data: bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*SERVER_COMMAND, *args],
+            input=data,
+            capture_output=True,
+            env=engine_env(engine_name),
+            timeout=timeout,
+            check=False,
+        )
+
+    return run_process
