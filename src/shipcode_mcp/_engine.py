@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 NO_EXTENSIONS = bool(os.environ.get("SHIPCODE_MCP_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
 
 if TYPE_CHECKING or NO_EXTENSIONS:
-    from ._engine_py import Engine, write_all
+    from ._engine_py import Engine
 else:
     try:
-        from ._engine_c import Engine, write_all
+        from ._engine_c import Engine
     except ImportError:
-        from ._engine_py import Engine, write_all
+        from ._engine_py import Engine
 
 IMPLEMENTATION: str = Engine.implementation
 
-__all__ = ["IMPLEMENTATION", "NO_EXTENSIONS", "Engine", "write_all"]
+__all__ = ["IMPLEMENTATION", "NO_EXTENSIONS", "Engine"]

@@ -42,12 +42,11 @@ IMPLEMENTATION = "pure"
 _MISSING = object()
 
 
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd``, waiting while a non-blocking fd is full."""
-    view = memoryview(data)
-    while view:
+def write_some(fd: int, data: memoryview) -> int:
+    """One write of ``data`` to ``fd``; waits while a non-blocking fd is full. Returns bytes written."""
+    while True:
         try:
-            view = view[os.write(fd, view) :]
+            return os.write(fd, data)
         except BlockingIOError:
             import select
 
@@ -79,6 +78,7 @@ class Engine:
         self._skipping = False  # inside an oversize line: discard up to its \n
         self._skipped_blank = True  # whether every byte discarded so far was blank
         self._out: list[bytes] = []  # complete answers not yet written
+        self._pending = memoryview(b"")  # the part of a drained chunk not yet written (serve)
         #: True once ``notifications/initialized`` has arrived.
         self.initialized = False
 
@@ -91,13 +91,16 @@ class Engine:
 
     def finish(self) -> bytes:
         """End of input: judge the unterminated last line, if any; return its answer."""
+        self._finish()
+        return self._drain()
+
+    def _finish(self) -> None:
         if self._skipping:
             self._end_skip()
         elif self._partial:
             line = bytes(self._partial)
             self._partial = bytearray()
             self._line(line)
-        return self._drain()
 
     def _drain(self) -> bytes:
         out = b"".join(self._out)
@@ -105,7 +108,6 @@ class Engine:
         return out
 
     def _take(self, data: bytes) -> None:
-        start = 0
         if self._skipping or self._partial:
             end = data.find(b"\n")
             if end < 0:
@@ -119,17 +121,14 @@ class Engine:
                 line = bytes(self._partial)
                 self._partial = bytearray()
                 self._line(line)
-            start = end + 1
-        find = data.find
+            data = data[end + 1 :]
+        lines = data.split(b"\n")
+        rest = lines.pop()  # after the last newline: the start of a line, or nothing
         line_of = self._line
-        while True:
-            end = find(b"\n", start)
-            if end < 0:
-                break
-            line_of(data[start:end])
-            start = end + 1
-        if start < len(data):
-            self._hold(data[start:])
+        for line in lines:
+            line_of(line)
+        if rest:
+            self._hold(rest)
 
     def _hold(self, data: bytes) -> None:
         """Keep the start of an unterminated line, or discard it once it is too long."""
@@ -156,9 +155,10 @@ class Engine:
     # -- one line ------------------------------------------------------------------------
 
     def _line(self, line: bytes) -> None:
+        out = self._out
         if len(line) > self._max and (len(line) > self._max + 1 or line[-1] != 13):
             if line.strip(BLANK_BYTES):
-                self._out.append(INVALID_REQUEST_NULL_LINE)
+                out.append(INVALID_REQUEST_NULL_LINE)
             return
         try:
             message = _loads(line)
@@ -166,37 +166,34 @@ class Engine:
             if not line.strip(BLANK_BYTES):
                 return
             if not is_overflow_error(error):
-                self._out.append(PARSE_ERROR_LINE)
+                out.append(PARSE_ERROR_LINE)
                 return
             try:
                 message = loads_overflowing(line)
             except ValueError:
-                self._out.append(PARSE_ERROR_LINE)
+                out.append(PARSE_ERROR_LINE)
                 return
-        self._message(message)
-
-    def _message(self, message: object) -> None:
-        out = self._out
         if type(message) is not dict:
             out.append(INVALID_REQUEST_NULL_LINE)
             return
-        request_id = message.get("id", _MISSING)
-        if request_id is _MISSING:
-            id_bytes = None
-        elif type(request_id) is int:
+        get = message.get
+        request_id = get("id", _MISSING)
+        if type(request_id) is int:
             id_bytes = b"%d" % request_id
         elif type(request_id) is str:
             id_bytes = dumps(request_id)
+        elif request_id is _MISSING:
+            id_bytes = None
         else:
             out.append(INVALID_REQUEST_NULL_LINE)
             return
-        method = message.get("method", _MISSING)
+        method = get("method", _MISSING)
         if method is _MISSING and ("result" in message or "error" in message):
             return  # a response from the client
-        params = message.get("params", _MISSING)
+        params = get("params", _MISSING)
         if (
             type(method) is not str
-            or message.get("jsonrpc") != "2.0"
+            or get("jsonrpc") != "2.0"
             or (params is not _MISSING and type(params) is not dict and type(params) is not list)
         ):
             if id_bytes is None:
@@ -238,16 +235,34 @@ class Engine:
             while True:
                 data = read_some(fd_in)
                 if not data:
-                    out = self.finish()
-                    if out:
-                        write_all(fd_out, out)
+                    self._finish()
+                    self._flush(fd_out)
                     return
                 self._take(data)
-                if self._out:
-                    write_all(fd_out, self._drain())
-        finally:
-            if self._out:
-                try:
-                    write_all(fd_out, self._drain())
-                except OSError:
-                    pass
+                self._flush(fd_out)
+        except BaseException:
+            self._flush_soon(fd_out)
+            raise
+
+    def _flush(self, fd: int) -> None:
+        """Write every pending answer (blocking while the reader is slow)."""
+        if self._out:
+            self._pending = memoryview(self._drain())
+        pending = self._pending
+        while pending:
+            pending = self._pending = pending[write_some(fd, pending) :]
+
+    def _flush_soon(self, fd: int) -> None:
+        """Best effort on the way out: write pending answers while the reader takes them within 1 s."""
+        import select
+
+        if self._out:
+            self._pending = memoryview(bytes(self._pending) + self._drain())
+        pending = self._pending
+        try:
+            while pending and select.select([], [fd], [], 1.0)[1]:
+                # At most PIPE_BUF bytes once writable: the write cannot block.
+                pending = self._pending = pending[write_some(fd, pending[:4096]) :]
+        except OSError:
+            pass
+        self._pending = memoryview(b"")

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .results import error_result, tool_result
-from .schema import compile_validator, infer_input_schema
+from .results import error_result, text_result, tool_result
+from .schema import compile_output_check, compile_validator, infer_input_schema
 
 if TYPE_CHECKING:
+    import os
+
     from .catalogue import Catalogue
 
 __all__ = ["Resource", "Server", "Tool", "ToolError"]
@@ -33,10 +35,50 @@ def _docstring(func: Callable[..., Any]) -> str:
     return "\n".join(lines)
 
 
+_CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
+_loop = None
+
+
+def is_coroutine_function(func: Callable[..., Any]) -> bool:
+    """Whether ``func`` is an ``async def`` function."""
+    code = getattr(func, "__code__", None)
+    return code is not None and bool(code.co_flags & _CO_COROUTINE)
+
+
+def run_coroutine(coroutine: Any) -> Any:
+    """Run an ``async def`` tool's or resource's coroutine to completion on a private loop.
+
+    Requests are answered one at a time, in order, so one event loop serves them all.
+    """
+    global _loop
+    if _loop is None:
+        import asyncio
+        import atexit
+
+        _loop = asyncio.new_event_loop()
+        atexit.register(_loop.close)
+    return _loop.run_until_complete(coroutine)
+
+
+#: What a tool call may raise and still get an answer (a tool cannot stop the server).
+TOOL_FAULTS = (Exception, SystemExit)
+
+
 class Tool:
     """One tool: its listing, its argument validator and its function."""
 
-    __slots__ = ("name", "title", "description", "input_schema", "output_schema", "annotations", "func", "validate")
+    __slots__ = (
+        "name",
+        "title",
+        "description",
+        "input_schema",
+        "output_schema",
+        "annotations",
+        "func",
+        "validate",
+        "is_async",
+        "check_output",
+    )
 
     def __init__(
         self,
@@ -56,6 +98,8 @@ class Tool:
         self.output_schema = output_schema
         self.annotations = annotations
         self.validate = compile_validator(self.input_schema)
+        self.is_async = is_coroutine_function(func)
+        self.check_output = None if output_schema is None else compile_output_check(output_schema)
 
     def listing(self) -> dict[str, Any]:
         """The tool's entry in ``tools/list``."""
@@ -71,23 +115,50 @@ class Tool:
         return entry
 
     def invoke(self, arguments: dict[str, Any]) -> bytes:
-        """Call the function with validated arguments; failures become ``isError`` results."""
+        """Call the function with validated arguments; failures become ``isError`` results.
+
+        A :class:`ToolError` shows its message; any other exception (``SystemExit`` included:
+        a tool cannot stop the server) shows ``Tool <name> failed`` and logs the traceback, as
+        does a tool with an output schema that returns anything but a dict matching it.
+        """
         try:
             value = self.func(**arguments)
-            return tool_result(value, self.output_schema is not None)
-        except ToolError as error:
-            return error_result(str(error))
-        except Exception:
-            from ._log import log_exception
+            if self.is_async:
+                value = run_coroutine(value)
+            if self.check_output is not None:
+                self.check_output(value)
+            elif type(value) is str:  # the common case, inline
+                return text_result(value)
+            return tool_result(value, self.check_output is not None)
+        except TOOL_FAULTS as error:
+            return self.failed(error)
 
-            log_exception(f"tool {self.name!r} failed")
-            return error_result(f"Tool {self.name} failed")
+    @property
+    def plain(self) -> bool:
+        """True when :meth:`invoke` is just ``func(**arguments)`` then :func:`tool_result`.
+
+        The compiled engine calls such tools itself, and :meth:`invoke` for all others.
+        """
+        return not self.is_async and self.check_output is None
+
+    def failed(self, error: BaseException) -> bytes:
+        """The result of a call that raised ``error``; call it inside the ``except`` block."""
+        if isinstance(error, ToolError):
+            return error_result(str(error))
+        from ._log import log_exception
+
+        log_exception(f"tool {self.name!r} failed")
+        return error_result(f"Tool {self.name} failed")
 
 
 class Resource:
-    """One resource: its listing and the function that reads it (``str`` text or ``bytes``)."""
+    """One resource: its listing and the function that reads it (``str`` text or ``bytes``).
 
-    __slots__ = ("uri", "name", "title", "description", "mime_type", "read")
+    The function may be ``async def``. Whatever it raises is a JSON-RPC error: an
+    :class:`~shipcode_mcp.protocol.RpcError` as given, anything else -32603 ``Internal error``.
+    """
+
+    __slots__ = ("uri", "name", "title", "description", "mime_type", "read", "is_async")
 
     def __init__(
         self,
@@ -100,6 +171,7 @@ class Resource:
     ) -> None:
         self.uri = uri
         self.read = read
+        self.is_async = is_coroutine_function(read)
         self.name = name or getattr(read, "__name__", uri)
         self.title = title
         self.description = description
@@ -122,6 +194,8 @@ class Resource:
     def contents(self) -> dict[str, Any]:
         """The resource's entry in a ``resources/read`` result: ``text`` or base64 ``blob``."""
         data = self.read()
+        if self.is_async:
+            data = run_coroutine(data)
         entry: dict[str, Any] = {"uri": self.uri, "mimeType": self.mime_type}
         if isinstance(data, str):
             entry["text"] = data
@@ -201,6 +275,23 @@ class Server:
         if resource.uri in self.resources:
             raise ValueError(f"a resource with uri {resource.uri!r} is already registered")
         self.resources[resource.uri] = resource
+
+    def add_resource_folder(self, directory: str | os.PathLike[str], max_bytes: int | None = None) -> list[Resource]:
+        """Serve every regular file under ``directory`` as a resource (see :mod:`shipcode_mcp.folder`).
+
+        Files are listed now, once; each read re-checks that the file is still inside the
+        folder. ``max_bytes`` caps the size of a file that is read (default 16 MiB). A file
+        whose uri is already registered (from another folder, say) is skipped. Returns the
+        resources added.
+        """
+        from .folder import DEFAULT_MAX_RESOURCE_BYTES, scan_folder
+
+        added = []
+        for resource in scan_folder(directory, DEFAULT_MAX_RESOURCE_BYTES if max_bytes is None else max_bytes):
+            if resource.uri not in self.resources:
+                self.resources[resource.uri] = resource
+                added.append(resource)
+        return added
 
     def catalogue(self) -> Catalogue:
         """Compile the app into the data the engines serve."""

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _INVALID_PARAMS = RpcError(INVALID_PARAMS, "Invalid params")
 _UNKNOWN_TOOL = RpcError(INVALID_PARAMS, "Unknown tool")
 _RESOURCE_NOT_FOUND = RpcError(RESOURCE_NOT_FOUND, "Resource not found")
+_NO_ARGUMENTS: dict[str, Any] = {}  # missing "arguments" counts as {} (never mutated)
 
 
 def constant_answer(result: dict[str, Any]) -> bytes:
@@ -79,7 +80,7 @@ class Catalogue:
         if tool is None:
             raise _UNKNOWN_TOOL
         try:
-            arguments = tool.validate(params.get("arguments", {}))
+            arguments = tool.validate(params.get("arguments", _NO_ARGUMENTS))
         except InvalidArguments:
             return self.invalid_arguments[name]
         return tool.invoke(arguments)

@@ -40,29 +40,50 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _check(value: object, depth: int) -> None:
-    """Refuse what orjson would have refused: lone surrogates and excessive depth."""
-    if depth > MAX_DEPTH:
-        raise ValueError("depth limit exceeded")
-    if type(value) is str:
-        value.encode("utf-8")
-    elif type(value) is dict:
-        for key, item in value.items():
-            key.encode("utf-8")
-            _check(item, depth + 1)
-    elif type(value) is list:
-        for item in value:
-            _check(item, depth + 1)
+def _check(value: object) -> None:
+    """Refuse what orjson would have refused: lone surrogates and excessive depth.
+
+    Arrays and objects may nest :data:`MAX_DEPTH` deep (scalars inside the deepest one do
+    not count), as in orjson. Iterative, so the depth of the Python stack does not matter.
+    """
+    stack = [(value, 1)]
+    pop = stack.pop
+    append = stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is str:
+            item.encode("utf-8")
+        elif kind is dict or kind is list:
+            if depth > MAX_DEPTH:
+                raise ValueError("depth limit exceeded")
+            if kind is dict:
+                for key, member in item.items():
+                    key.encode("utf-8")
+                    append((member, depth + 1))
+            else:
+                for member in item:
+                    append((member, depth + 1))
 
 
 def loads_overflowing(line: bytes) -> object:
-    """Parse a line that orjson refused for an overflowing number; ValueError if invalid."""
+    """Parse a line that orjson refused for an overflowing number; ValueError if invalid.
+
+    The result does not depend on how deep the Python stack is at the call: the parser gets
+    room for :data:`MAX_DEPTH` levels (and a little more) above the caller.
+    """
     import json
+    import sys
 
     try:
         text = line.decode("utf-8")
-        value = json.loads(text, parse_int=_parse_int, parse_constant=_refuse_constant)
-        _check(value, 1)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + MAX_DEPTH + 64)
+        try:
+            value = json.loads(text, parse_int=_parse_int, parse_constant=_refuse_constant)
+        finally:
+            sys.setrecursionlimit(limit)
+        _check(value)
     except (ValueError, RecursionError, UnicodeError) as error:
         raise ValueError(str(error)) from None
     return value

@@ -2,8 +2,10 @@
 
 Inference maps ``str``/``int``/``float``/``bool``/``None`` to JSON Schema types, ``X | None``
 and ``Optional[X]`` to a nullable type, ``list[X]`` to an array, ``dict[str, X]`` to an object,
-``Literal[...]`` to an enum; a parameter with a default is not required. Every inferred schema
-closes the object with ``"additionalProperties": false``.
+``Literal[...]`` to an enum, ``Annotated[X, "text"]`` to X's schema described by the text; a
+parameter with a default is not required (a JSON-representable default is shown as
+``default``; a default of ``None`` also admits ``null``, as ``Optional`` would). Every inferred
+schema closes the object with ``"additionalProperties": false``.
 
 Validation follows the schema with two rules of the server contract on top: nothing is
 converted (``true`` is not a number, ``"2"`` is not a number, ``2.0`` is not an integer), and a
@@ -15,23 +17,26 @@ loop kept in :class:`FlatShape`; any other schema is compiled with ``fastjsonsch
 from __future__ import annotations
 
 import math
+from math import isfinite
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any
 
-# JSON Schema scalar type -> test on a parsed JSON value.
-_SCALAR_TESTS: dict[str, Callable[[object], bool]] = {
-    "string": lambda value: type(value) is str,
-    "integer": lambda value: type(value) is int,
-    "number": lambda value: type(value) is int or (type(value) is float and math.isfinite(value)),
-    "boolean": lambda value: type(value) is bool,
-    "null": lambda value: value is None,
+# JSON Schema scalar type -> the exact Python types of the parsed JSON values it admits.
+# ("number" admits float only when finite: see FlatShape.__call__.)
+_SCALAR_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "boolean": frozenset({bool}),
+    "null": frozenset({type(None)}),
 }
 # Property keywords that do not change what is valid.
 _ANNOTATION_KEYWORDS = frozenset({"type", "title", "description", "default", "examples"})
 
+_NOTHING: frozenset[type] = frozenset()
 _HINT_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 
 
@@ -66,7 +71,27 @@ def schema_for_hint(hint: Any) -> dict[str, Any]:
         return {"type": "object"}
     if origin is typing.Literal:
         return {"enum": list(args)}
+    if origin is typing.Annotated:
+        schema = schema_for_hint(args[0])
+        descriptions = [item for item in args[1:] if isinstance(item, str)]
+        if descriptions:
+            schema["description"] = descriptions[0]
+        return schema
     raise TypeError(f"cannot infer a JSON Schema from the type hint {hint!r}")
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` widened to accept ``null`` (a parameter whose default is ``None``)."""
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind != "null":
+        schema["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        schema["type"] = [*kind, "null"]
+    elif "anyOf" in schema and {"type": "null"} not in schema["anyOf"]:
+        schema["anyOf"] = [*schema["anyOf"], {"type": "null"}]
+    elif "enum" in schema and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
+    return schema
 
 
 def infer_input_schema(func: Callable[..., Any]) -> dict[str, Any]:
@@ -77,17 +102,20 @@ def infer_input_schema(func: Callable[..., Any]) -> dict[str, Any]:
     if any(isinstance(hint, str) for hint in hints.values()):
         import typing
 
-        hints = typing.get_type_hints(func)
+        hints = typing.get_type_hints(func, include_extras=True)
     defaults = dict(func.__kwdefaults__ or {})
     positional_defaults = func.__defaults__ or ()
     if positional_defaults:
-        defaults.update(zip(names[code.co_argcount - len(positional_defaults) :], positional_defaults))
+        first = code.co_argcount - len(positional_defaults)
+        defaults.update(zip(names[first : code.co_argcount], positional_defaults, strict=True))
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name in names:
         prop = schema_for_hint(hints[name]) if name in hints else {}
         if name in defaults:
             default = defaults[name]
+            if default is None:
+                prop = _nullable(prop)
             if default is None or isinstance(default, (str, int, float, bool)):
                 prop["default"] = default
         else:
@@ -107,11 +135,11 @@ class FlatShape:
     reads it to validate such arguments straight from the input bytes.
     """
 
-    __slots__ = ("fields", "_tests", "_required")
+    __slots__ = ("fields", "_types", "_required")
 
     def __init__(self, fields: tuple[tuple[str, str, bool], ...]) -> None:
         self.fields = fields
-        self._tests = {name: _SCALAR_TESTS[kind] for name, kind, _ in fields}
+        self._types = {name: _SCALAR_TYPES[kind] for name, kind, _ in fields}
         self._required = tuple(name for name, _, required in fields if required)
 
     @classmethod
@@ -132,7 +160,7 @@ class FlatShape:
             if not isinstance(prop, dict) or set(prop) - _ANNOTATION_KEYWORDS:
                 return None
             kind = prop.get("type")
-            if kind not in _SCALAR_TESTS:
+            if type(kind) is not str or kind not in _SCALAR_TYPES:
                 return None
             fields.append((name, kind, name in required))
         return cls(tuple(fields))
@@ -140,25 +168,58 @@ class FlatShape:
     def __call__(self, arguments: object) -> dict[str, Any]:
         if type(arguments) is not dict:
             raise InvalidArguments
-        tests = self._tests
+        types = self._types
         for name, value in arguments.items():
-            test = tests.get(name)
-            if test is None or not test(value):
+            kind = type(value)
+            if kind not in types.get(name, _NOTHING):
                 raise InvalidArguments
-        for name in self._required:
-            if name not in arguments:
+            if kind is float and not isfinite(value):  # only "number" admits floats
                 raise InvalidArguments
+        # Every key is a distinct field: when all fields are there, so are the required ones.
+        if len(arguments) != len(types):
+            for name in self._required:
+                if name not in arguments:
+                    raise InvalidArguments
         return arguments
 
 
-def _has_overflow(value: object) -> bool:
-    if type(value) is float:
-        return not math.isfinite(value)
-    if type(value) is dict:
-        return any(_has_overflow(item) for item in value.values())
-    if type(value) is list:
-        return any(_has_overflow(item) for item in value)
-    return False
+class _IntegralFloat(float):
+    """A float with an integral value (``2.0``) that the schema library must not take for an integer."""
+
+    __slots__ = ()
+
+    def is_integer(self) -> bool:
+        return False
+
+
+def _mark_integral_floats(arguments: dict[str, Any]) -> list[tuple[Any, Any, float]]:
+    """Walk the arguments (iteratively: they may nest 1000 levels deep) before a schema check.
+
+    A number that overflows a double makes them invalid. Floats with an integral value are
+    replaced in place by :class:`_IntegralFloat`, so that ``2.0`` fails ``"type": "integer"``
+    as it does for flat shapes; the spots are returned for :func:`_restore`.
+    """
+    found = []
+    stack: list[Any] = [arguments]
+    while stack:
+        container = stack.pop()
+        for key, value in container.items() if type(container) is dict else enumerate(container):
+            kind = type(value)
+            if kind is float:
+                if not math.isfinite(value):
+                    raise InvalidArguments
+                if value.is_integer():
+                    found.append((container, key, value))
+            elif kind is dict or kind is list:
+                stack.append(value)
+    for container, key, value in found:
+        container[key] = _IntegralFloat(value)
+    return found
+
+
+def _restore(marked: list[tuple[Any, Any, float]]) -> None:
+    for container, key, value in marked:
+        container[key] = value
 
 
 def compile_validator(schema: dict[str, Any]) -> Callable[[object], dict[str, Any]]:
@@ -171,12 +232,33 @@ def compile_validator(schema: dict[str, Any]) -> Callable[[object], dict[str, An
     check = fastjsonschema.compile(schema, use_default=False)
 
     def validate(arguments: object) -> dict[str, Any]:
-        if type(arguments) is not dict or _has_overflow(arguments):
+        if type(arguments) is not dict:
             raise InvalidArguments
+        marked = _mark_integral_floats(arguments)
         try:
             check(arguments)
         except fastjsonschema.JsonSchemaException:
             raise InvalidArguments from None
+        finally:
+            if marked:
+                _restore(marked)
         return arguments
 
     return validate
+
+
+def compile_output_check(schema: dict[str, Any]) -> Callable[[object], None]:
+    """A callable that raises ValueError unless a tool's return value is a dict matching ``schema``."""
+    import fastjsonschema
+
+    check = fastjsonschema.compile(schema, use_default=False)
+
+    def check_output(value: object) -> None:
+        if type(value) is not dict:
+            raise ValueError(f"a tool with an output schema returned {type(value).__name__}, not a dict")
+        try:
+            check(value)
+        except fastjsonschema.JsonSchemaException as error:
+            raise ValueError(f"the result does not match the output schema: {error}") from None
+
+    return check_output

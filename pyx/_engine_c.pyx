@@ -1,0 +1,958 @@
+# cython: language_level=3, freethreading_compatible=False
+"""The compiled engine: the pure engine's twin, byte for byte, with a C fast path.
+
+Framing (memchr over a reusable buffer), output (one growable C buffer, one write per
+chunk read) and a fast path for the common request shapes run in C. The fast path
+accepts only a strict subset of JSON for which it can prove its answer equals the pure
+engine's: objects with the keys ``jsonrpc``/``id``/``method``/``params``, strings without
+escapes or control characters (valid UTF-8, so their JSON text is exactly what orjson would
+write), integers of at most 18 digits, ``true``/``false``/``null``, and one level of nested
+``arguments``. Any other line goes through the slow path, which is the pure engine's logic
+(orjson, then the same checks in the same order).
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_New, PyDict_SetItem
+from cpython.exc cimport PyErr_CheckSignals, PyErr_SetFromErrno
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
+from cpython.object cimport PyObject_Str
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from libc.errno cimport EAGAIN, EINTR, errno
+from libc.stdio cimport snprintf
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memchr, memcmp, memcpy
+from posix.unistd cimport read, write
+
+from orjson import JSONDecodeError
+from orjson import loads as _loads
+
+from shipcode_mcp._log import log_exception
+from shipcode_mcp.app import TOOL_FAULTS
+from shipcode_mcp.catalogue import _UNKNOWN_TOOL, Catalogue
+from shipcode_mcp.jsontext import dumps, is_overflow_error, loads_overflowing
+from shipcode_mcp.protocol import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    INITIALIZED_NOTIFICATION,
+    INTERNAL_ERROR_TAIL,
+    INVALID_PARAMS_TAIL,
+    INVALID_REQUEST_NULL_LINE,
+    INVALID_REQUEST_TAIL,
+    METHOD_NOT_FOUND_TAIL,
+    PARSE_ERROR_LINE,
+    READ_SIZE,
+    RESPONSE_HEAD,
+    RESULT_MID,
+    RESULT_TAIL,
+    RpcError,
+)
+from shipcode_mcp.results import tool_result
+from shipcode_mcp.schema import FlatShape
+
+cdef extern from "errno.h":
+    int EWOULDBLOCK
+
+cdef extern from "poll.h" nogil:
+    struct pollfd:
+        int fd
+        short events
+        short revents
+    int poll(pollfd* fds, unsigned long nfds, int timeout)
+    enum:
+        POLLIN
+        POLLOUT
+
+IMPLEMENTATION = "compiled"
+
+cdef object _MISSING = object()
+cdef bytes _HEAD = RESPONSE_HEAD
+cdef bytes _RESULT_MID = RESULT_MID
+cdef bytes _RESULT_TAIL = RESULT_TAIL
+cdef bytes _PARSE_ERROR_LINE = PARSE_ERROR_LINE
+cdef bytes _INVALID_NULL_LINE = INVALID_REQUEST_NULL_LINE
+cdef bytes _INVALID_REQUEST_TAIL = INVALID_REQUEST_TAIL
+cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
+cdef bytes _INVALID_PARAMS_TAIL = INVALID_PARAMS_TAIL
+cdef bytes _INTERNAL_ERROR_TAIL = INTERNAL_ERROR_TAIL
+cdef bytes _UNKNOWN_TOOL_TAIL = _UNKNOWN_TOOL.tail
+cdef bytes _TEXT_HEAD = b'{"content":[{"type":"text","text":'
+cdef bytes _TEXT_TAIL = b"}]}"
+
+# Route kinds.
+DEF R_CONST = 1
+DEF R_TOOLS_CALL = 2
+DEF R_READ = 3
+DEF R_OTHER = 4
+
+# Value kinds seen by the fast scanner.
+DEF V_STR = 1
+DEF V_INT = 2
+DEF V_TRUE = 3
+DEF V_FALSE = 4
+DEF V_NULL = 5
+DEF V_OBJ = 6
+
+# JSON Schema scalar kinds of a flat tool shape.
+DEF T_STRING = 1
+DEF T_INTEGER = 2
+DEF T_NUMBER = 3
+DEF T_BOOLEAN = 4
+DEF T_NULL = 5
+
+DEF MAX_MEMBERS = 16
+DEF MAX_INT_DIGITS = 18
+
+cdef struct Member:
+    const unsigned char* key
+    Py_ssize_t key_len
+    int kind
+    const unsigned char* val     # for V_STR: the text between the quotes; V_INT: the literal
+    Py_ssize_t val_len
+    bint ascii                   # V_STR holds only ASCII
+    long long ival
+
+cdef struct Scan:
+    const unsigned char* p
+    const unsigned char* end
+
+
+cdef inline bint _is_ws(unsigned char c) noexcept nogil:
+    return c == 32 or c == 9 or c == 13 or c == 10
+
+
+cdef inline void _skip_ws(Scan* s) noexcept nogil:
+    while s.p < s.end and _is_ws(s.p[0]):
+        s.p += 1
+
+
+cdef inline bint _blank(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if p[i] != 32 and p[i] != 9 and p[i] != 13:
+            return False
+    return True
+
+
+cdef int _string(Scan* s, Member* m) noexcept nogil:
+    """Scan a plain JSON string at s.p (the opening quote); 1 if plain, 0 if not."""
+    cdef const unsigned char* p = s.p + 1
+    cdef const unsigned char* end = s.end
+    cdef unsigned char c, c1
+    cdef bint ascii = True
+    m.val = p
+    while p < end:
+        c = p[0]
+        if c == 34:  # closing quote
+            m.val_len = p - m.val
+            m.ascii = ascii
+            m.kind = V_STR
+            s.p = p + 1
+            return 1
+        if c < 0x20 or c == 92:  # control character or escape: slow path
+            return 0
+        if c < 0x80:
+            p += 1
+            continue
+        ascii = False
+        # Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+        if 0xC2 <= c <= 0xDF:
+            if end - p < 2 or (p[1] & 0xC0) != 0x80:
+                return 0
+            p += 2
+        elif 0xE0 <= c <= 0xEF:
+            if end - p < 3 or (p[1] & 0xC0) != 0x80 or (p[2] & 0xC0) != 0x80:
+                return 0
+            c1 = p[1]
+            if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 > 0x9F):
+                return 0
+            p += 3
+        elif 0xF0 <= c <= 0xF4:
+            if end - p < 4 or (p[1] & 0xC0) != 0x80 or (p[2] & 0xC0) != 0x80 or (p[3] & 0xC0) != 0x80:
+                return 0
+            c1 = p[1]
+            if (c == 0xF0 and c1 < 0x90) or (c == 0xF4 and c1 > 0x8F):
+                return 0
+            p += 4
+        else:
+            return 0
+    return 0
+
+
+cdef int _integer(Scan* s, Member* m) noexcept nogil:
+    """Scan a short JSON integer literal (not -0); 1 if accepted, 0 if not."""
+    cdef const unsigned char* p = s.p
+    cdef const unsigned char* start = p
+    cdef bint negative = False
+    cdef long long value = 0
+    cdef int digits = 0
+    if p < s.end and p[0] == 45:  # '-'
+        negative = True
+        p += 1
+    if p >= s.end or not (48 <= p[0] <= 57):
+        return 0
+    if p[0] == 48:  # a leading zero stands alone
+        p += 1
+        digits = 1
+        if negative:
+            return 0  # -0: leave to the slow path
+    else:
+        while p < s.end and 48 <= p[0] <= 57:
+            digits += 1
+            if digits > MAX_INT_DIGITS:
+                return 0
+            value = value * 10 + (p[0] - 48)
+            p += 1
+    if p < s.end and (p[0] == 46 or p[0] == 101 or p[0] == 69 or (48 <= p[0] <= 57)):
+        return 0  # a fraction, an exponent, or a leading zero followed by digits
+    m.kind = V_INT
+    m.val = start
+    m.val_len = p - start
+    m.ival = -value if negative else value
+    s.p = p
+    return 1
+
+
+cdef inline bint _literal(Scan* s, const char* word, Py_ssize_t n) noexcept nogil:
+    if s.end - s.p >= n and memcmp(s.p, word, n) == 0:
+        s.p += n
+        return True
+    return False
+
+
+cdef int _scalar(Scan* s, Member* m) noexcept nogil:
+    """Scan a plain string, short integer, true, false or null; 1 if accepted."""
+    if s.p >= s.end:
+        return 0
+    cdef unsigned char c = s.p[0]
+    if c == 34:
+        return _string(s, m)
+    if c == 45 or (48 <= c <= 57):
+        return _integer(s, m)
+    if c == 116 and _literal(s, "true", 4):
+        m.kind = V_TRUE
+        return 1
+    if c == 102 and _literal(s, "false", 5):
+        m.kind = V_FALSE
+        return 1
+    if c == 110 and _literal(s, "null", 4):
+        m.kind = V_NULL
+        return 1
+    return 0
+
+
+cdef int _key(Scan* s, Member* m) noexcept nogil:
+    """Scan ``"key" :`` with a plain ASCII key; 1 if accepted."""
+    cdef Member k
+    if s.p >= s.end or s.p[0] != 34 or not _string(s, &k) or not k.ascii:
+        return 0
+    m.key = k.val
+    m.key_len = k.val_len
+    _skip_ws(s)
+    if s.p >= s.end or s.p[0] != 58:  # ':'
+        return 0
+    s.p += 1
+    _skip_ws(s)
+    return 1
+
+
+cdef inline bint _same(const unsigned char* p, Py_ssize_t n, const char* word, Py_ssize_t wn) noexcept nogil:
+    return n == wn and memcmp(p, word, n) == 0
+
+
+cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nested_count) noexcept nogil:
+    """Scan an object of scalar members (and, if ``nested`` is given, one object of scalars).
+
+    s.p is at the opening brace. Fills ``members``; 1 if accepted, 0 if not.
+    """
+    cdef int n = 0
+    cdef int i
+    cdef Member* m
+    s.p += 1
+    _skip_ws(s)
+    if s.p < s.end and s.p[0] == 125:  # '}'
+        s.p += 1
+        count[0] = 0
+        return 1
+    while True:
+        if n == MAX_MEMBERS:
+            return 0
+        m = &members[n]
+        if not _key(s, m):
+            return 0
+        for i in range(n):  # duplicate keys: the slow path decides
+            if _same(members[i].key, members[i].key_len, <const char*>m.key, m.key_len):
+                return 0
+        if s.p < s.end and s.p[0] == 123 and nested != NULL:  # '{'
+            if not _object(s, nested, nested_count, NULL, NULL):
+                return 0
+            nested = NULL  # only one nested object
+            m.kind = V_OBJ
+        elif not _scalar(s, m):
+            return 0
+        n += 1
+        _skip_ws(s)
+        if s.p >= s.end:
+            return 0
+        if s.p[0] == 44:  # ','
+            s.p += 1
+            _skip_ws(s)
+            continue
+        if s.p[0] == 125:
+            s.p += 1
+            count[0] = n
+            return 1
+        return 0
+
+
+cdef class _Route:
+    cdef bytes method
+    cdef int kind
+    cdef bytes answer      # R_CONST: the bytes after the id
+    cdef object handler    # R_READ / R_OTHER
+
+
+cdef class _FastTool:
+    """A tool whose arguments form a flat shape, validated straight from the input bytes."""
+    cdef bytes name
+    cdef object tool
+    cdef object func
+    cdef bytes invalid     # its "Invalid arguments for <tool>" result body
+    cdef bint plain        # called here; otherwise through Tool.invoke
+    cdef int count
+    cdef list field_names  # bytes
+    cdef list field_keys   # str
+    cdef int kinds[MAX_MEMBERS]
+    cdef bint required[MAX_MEMBERS]
+
+
+cdef dict _KINDS = {"string": T_STRING, "integer": T_INTEGER, "number": T_NUMBER, "boolean": T_BOOLEAN, "null": T_NULL}
+
+
+cdef inline bint _fits(int kind, int value_kind) noexcept nogil:
+    if kind == T_STRING:
+        return value_kind == V_STR
+    if kind == T_INTEGER or kind == T_NUMBER:
+        return value_kind == V_INT
+    if kind == T_BOOLEAN:
+        return value_kind == V_TRUE or value_kind == V_FALSE
+    if kind == T_NULL:
+        return value_kind == V_NULL
+    return False
+
+
+cdef object _value(Member* m):
+    if m.kind == V_STR:
+        if m.ascii:
+            return PyUnicode_DecodeASCII(<const char*>m.val, m.val_len, NULL)
+        return PyUnicode_DecodeUTF8(<const char*>m.val, m.val_len, NULL)
+    if m.kind == V_INT:
+        return PyLong_FromLongLong(m.ival)
+    if m.kind == V_TRUE:
+        return True
+    if m.kind == V_FALSE:
+        return False
+    return None
+
+
+cdef inline int _wait(int fd, short events, int timeout_ms) except -1:
+    """Wait until fd is ready (or the timeout passes); 1 if ready."""
+    cdef pollfd p
+    cdef int ready
+    p.fd = fd
+    p.events = events
+    p.revents = 0
+    with nogil:
+        ready = poll(&p, 1, timeout_ms)
+    return ready > 0
+
+
+cdef int _write_some(int fd, const char* p, Py_ssize_t n, Py_ssize_t* done) except -1:
+    """One write(2) of up to n bytes; waits while a non-blocking fd is full."""
+    cdef Py_ssize_t wrote
+    while True:
+        with nogil:
+            wrote = write(fd, p, n)
+        if wrote >= 0:
+            done[0] = wrote
+            return 0
+        if errno == EINTR:
+            PyErr_CheckSignals()
+        elif errno == EAGAIN or errno == EWOULDBLOCK:
+            _wait(fd, POLLOUT, -1)
+        else:
+            PyErr_SetFromErrno(OSError)
+            return -1
+
+
+cdef class Engine:
+    """Line processor over a :class:`~shipcode_mcp.catalogue.Catalogue` (compiled)."""
+
+    cdef dict _routes
+    cdef list _route_table
+    cdef list _tools
+    cdef object _tool_lookup
+    cdef Py_ssize_t _max
+    cdef unsigned char* _partial
+    cdef Py_ssize_t _partial_len
+    cdef Py_ssize_t _partial_cap
+    cdef bint _skipping
+    cdef bint _skipped_blank
+    cdef char* _out
+    cdef Py_ssize_t _out_len
+    cdef Py_ssize_t _out_sent
+    cdef Py_ssize_t _out_cap
+    cdef public bint initialized
+
+    implementation = IMPLEMENTATION
+
+    def __cinit__(self):
+        self._partial = NULL
+        self._out = NULL
+
+    def __init__(self, catalogue, Py_ssize_t max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
+        if max_message_bytes < 1:
+            raise ValueError("max_message_bytes must be at least 1")
+        self._routes = catalogue.routes
+        self._max = max_message_bytes
+        self._skipping = False
+        self._skipped_blank = True
+        self._partial_len = 0
+        self._out_len = 0
+        self._out_sent = 0
+        self.initialized = False
+        self._route_table = []
+        self._tools = []
+        cdef _Route route
+        for method, target in self._routes.items():
+            route = _Route()
+            route.method = method.encode("utf-8")
+            if type(target) is bytes:
+                route.kind = R_CONST
+                route.answer = target
+            elif getattr(target, "__func__", None) is Catalogue.call_tool:
+                route.kind = R_TOOLS_CALL
+            elif getattr(target, "__func__", None) is Catalogue.read_resource:
+                route.kind = R_READ
+                route.handler = target
+            else:
+                route.kind = R_OTHER
+            self._route_table.append(route)
+        self._tool_lookup = catalogue.tools
+        cdef _FastTool fast
+        cdef int i
+        for name, tool in catalogue.tools.items():
+            shape = tool.validate
+            if type(shape) is not FlatShape or len(shape.fields) > MAX_MEMBERS:
+                continue
+            fast = _FastTool()
+            fast.name = name.encode("utf-8")
+            fast.tool = tool
+            fast.func = tool.func
+            fast.invalid = catalogue.invalid_arguments[name]
+            fast.plain = tool.plain
+            fast.count = len(shape.fields)
+            fast.field_names = []
+            fast.field_keys = []
+            for i, (field, kind, required) in enumerate(shape.fields):
+                fast.field_names.append(field.encode("utf-8"))
+                fast.field_keys.append(field)
+                fast.kinds[i] = _KINDS[kind]
+                fast.required[i] = required
+            self._tools.append(fast)
+
+    def __dealloc__(self):
+        free(self._partial)
+        free(self._out)
+
+    # -- output buffer -------------------------------------------------------------------
+
+    cdef int _emit(self, const char* p, Py_ssize_t n) except -1:
+        cdef Py_ssize_t need = self._out_len + n
+        cdef Py_ssize_t cap
+        cdef char* grown
+        if need > self._out_cap:
+            cap = self._out_cap * 2 if self._out_cap else 65536
+            while cap < need:
+                cap *= 2
+            grown = <char*>realloc(self._out, cap)
+            if grown == NULL:
+                raise MemoryError()
+            self._out = grown
+            self._out_cap = cap
+        memcpy(self._out + self._out_len, p, n)
+        self._out_len = need
+        return 0
+
+    cdef inline int _emit_bytes(self, bytes data) except -1:
+        return self._emit(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+
+    cdef int _emit_answer(self, const char* rid, Py_ssize_t rid_len, bytes tail) except -1:
+        self._emit(PyBytes_AS_STRING(_HEAD), PyBytes_GET_SIZE(_HEAD))
+        self._emit(rid, rid_len)
+        self._emit(PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail))
+        return 0
+
+    cdef int _emit_result(self, const char* rid, Py_ssize_t rid_len, bytes body) except -1:
+        self._emit_answer(rid, rid_len, _RESULT_MID)
+        self._emit_bytes(body)
+        self._emit(PyBytes_AS_STRING(_RESULT_TAIL), PyBytes_GET_SIZE(_RESULT_TAIL))
+        return 0
+
+    cdef bytes _drain(self):
+        cdef bytes out = PyBytes_FromStringAndSize(self._out, self._out_len)
+        self._release_out()
+        return out
+
+    cdef void _release_out(self) noexcept:
+        self._out_len = 0
+        if self._out_cap > 4 * 1024 * 1024:  # do not keep a huge buffer after a huge answer
+            free(self._out)
+            self._out = NULL
+            self._out_cap = 0
+
+    cdef int _flush(self, int fd) except -1:
+        """Write every pending answer (blocking while the reader is slow)."""
+        cdef Py_ssize_t done
+        while self._out_sent < self._out_len:
+            _write_some(fd, self._out + self._out_sent, self._out_len - self._out_sent, &done)
+            self._out_sent += done
+        self._out_sent = 0
+        self._release_out()
+        return 0
+
+    cdef int _flush_soon(self, int fd) except -1:
+        """Best effort on the way out: write pending answers while the reader takes them within 1 s."""
+        cdef Py_ssize_t done
+        cdef Py_ssize_t n
+        try:
+            while self._out_sent < self._out_len and _wait(fd, POLLOUT, 1000):
+                # At most PIPE_BUF bytes once writable: the write cannot block.
+                n = min(self._out_len - self._out_sent, 4096)
+                _write_some(fd, self._out + self._out_sent, n, &done)
+                self._out_sent += done
+        except OSError:
+            pass
+        self._out_sent = 0
+        self._release_out()
+        return 0
+
+    # -- framing -------------------------------------------------------------------------
+
+    def feed(self, data):
+        """Take the next chunk of input; return the answers it completes."""
+        cdef const unsigned char[:] view = data
+        if view.shape[0]:
+            self._take(&view[0], view.shape[0])
+        return self._drain()
+
+    def finish(self):
+        """End of input: judge the unterminated last line, if any; return its answer."""
+        self._finish()
+        return self._drain()
+
+    cdef int _finish(self) except -1:
+        cdef Py_ssize_t n
+        if self._skipping:
+            self._end_skip()
+        elif self._partial_len:
+            n = self._partial_len
+            self._partial_len = 0
+            self._line(self._partial, n)
+            self._release_partial()
+        return 0
+
+    cdef void _release_partial(self) noexcept:
+        if self._partial_cap > 1024 * 1024:
+            free(self._partial)
+            self._partial = NULL
+            self._partial_cap = 0
+
+    cdef int _hold(self, const unsigned char* p, Py_ssize_t n) except -1:
+        """Keep the start of an unterminated line, or discard it once it is too long."""
+        cdef Py_ssize_t need
+        cdef Py_ssize_t cap
+        cdef unsigned char* grown
+        if self._skipping:
+            self._skip(p, n)
+            return 0
+        need = self._partial_len + n
+        # One byte of slack: a trailing \r does not count towards the limit.
+        if need > self._max + 1:
+            self._skipping = True
+            self._skipped_blank = True
+            self._skip(self._partial, self._partial_len)
+            self._skip(p, n)
+            self._partial_len = 0
+            self._release_partial()
+            return 0
+        if need > self._partial_cap:
+            cap = self._partial_cap * 2 if self._partial_cap else 65536
+            while cap < need:
+                cap *= 2
+            grown = <unsigned char*>realloc(self._partial, cap)
+            if grown == NULL:
+                raise MemoryError()
+            self._partial = grown
+            self._partial_cap = cap
+        memcpy(self._partial + self._partial_len, p, n)
+        self._partial_len = need
+        return 0
+
+    cdef inline void _skip(self, const unsigned char* p, Py_ssize_t n) noexcept:
+        if self._skipped_blank and not _blank(p, n):
+            self._skipped_blank = False
+
+    cdef int _end_skip(self) except -1:
+        self._skipping = False
+        if not self._skipped_blank:
+            self._emit_bytes(_INVALID_NULL_LINE)
+        return 0
+
+    cdef int _take(self, const unsigned char* data, Py_ssize_t n) except -1:
+        cdef const unsigned char* p = data
+        cdef const unsigned char* end = data + n
+        cdef const unsigned char* nl
+        cdef Py_ssize_t held
+        if self._skipping or self._partial_len:
+            nl = <const unsigned char*>memchr(p, 10, end - p)
+            if nl == NULL:
+                self._hold(p, end - p)
+                return 0
+            if self._skipping:
+                self._skip(p, nl - p)
+                self._end_skip()
+            else:
+                self._hold(p, nl - p)
+                if self._skipping:  # the line just went over the limit
+                    self._end_skip()
+                else:
+                    held = self._partial_len
+                    self._partial_len = 0
+                    self._line(self._partial, held)
+                    self._release_partial()
+            p = nl + 1
+        while p < end:
+            nl = <const unsigned char*>memchr(p, 10, end - p)
+            if nl == NULL:
+                self._hold(p, end - p)
+                return 0
+            self._line(p, nl - p)
+            p = nl + 1
+        return 0
+
+    # -- one line ------------------------------------------------------------------------
+
+    cdef int _line(self, const unsigned char* p, Py_ssize_t n) except -1:
+        if n > self._max and (n > self._max + 1 or p[n - 1] != 13):
+            if not _blank(p, n):
+                self._emit_bytes(_INVALID_NULL_LINE)
+            return 0
+        if n == 0:
+            return 0
+        if self._fast(p, n):
+            return 0
+        line = PyBytes_FromStringAndSize(<const char*>p, n)
+        try:
+            message = _loads(line)
+        except JSONDecodeError as error:
+            if _blank(p, n):
+                return 0
+            if not is_overflow_error(error):
+                self._emit_bytes(_PARSE_ERROR_LINE)
+                return 0
+            try:
+                message = loads_overflowing(line)
+            except ValueError:
+                self._emit_bytes(_PARSE_ERROR_LINE)
+                return 0
+        self._message(message)
+        return 0
+
+    cdef int _message(self, message) except -1:
+        """The slow path: the pure engine's checks, in the same order."""
+        cdef bytes id_bytes
+        if type(message) is not dict:
+            self._emit_bytes(_INVALID_NULL_LINE)
+            return 0
+        request_id = message.get("id", _MISSING)
+        if request_id is _MISSING:
+            id_bytes = None
+        elif type(request_id) is int:
+            id_bytes = b"%d" % request_id
+        elif type(request_id) is str:
+            id_bytes = dumps(request_id)
+        else:
+            self._emit_bytes(_INVALID_NULL_LINE)
+            return 0
+        method = message.get("method", _MISSING)
+        if method is _MISSING and ("result" in message or "error" in message):
+            return 0
+        params = message.get("params", _MISSING)
+        if (
+            type(method) is not str
+            or message.get("jsonrpc") != "2.0"
+            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
+        ):
+            if id_bytes is None:
+                self._emit_bytes(_INVALID_NULL_LINE)
+            else:
+                self._emit_answer(PyBytes_AS_STRING(id_bytes), PyBytes_GET_SIZE(id_bytes), _INVALID_REQUEST_TAIL)
+            return 0
+        if id_bytes is None:
+            if method == INITIALIZED_NOTIFICATION:
+                self.initialized = True
+            return 0
+        cdef const char* rid = PyBytes_AS_STRING(id_bytes)
+        cdef Py_ssize_t rid_len = PyBytes_GET_SIZE(id_bytes)
+        route = self._routes.get(method)
+        if route is None:
+            self._emit_answer(rid, rid_len, _METHOD_NOT_FOUND_TAIL)
+        elif type(params) is list:
+            self._emit_answer(rid, rid_len, _INVALID_PARAMS_TAIL)
+        elif type(route) is bytes:
+            self._emit_answer(rid, rid_len, <bytes>route)
+        else:
+            self._call(rid, rid_len, route, None if params is _MISSING else params, method)
+        return 0
+
+    cdef int _call(self, const char* rid, Py_ssize_t rid_len, route, params, method) except -1:
+        try:
+            body = route(params)
+        except RpcError as error:
+            self._emit_answer(rid, rid_len, error.tail)
+        except Exception:
+            log_exception(f"internal error answering {method!r}")
+            self._emit_answer(rid, rid_len, _INTERNAL_ERROR_TAIL)
+        else:
+            self._emit_result(rid, rid_len, body)
+        return 0
+
+    # -- the fast path -------------------------------------------------------------------
+
+    cdef int _fast(self, const unsigned char* line, Py_ssize_t n) except -1:
+        """Answer a line of the common shapes; 0 when the slow path must decide."""
+        cdef Scan s
+        cdef Member top[MAX_MEMBERS]
+        cdef Member params[MAX_MEMBERS]
+        cdef Member arguments[MAX_MEMBERS]
+        cdef int top_count = 0
+        cdef int params_count = -1  # -1: no params
+        cdef int arguments_count = -1
+        cdef int i
+        cdef Member* m
+        cdef Member* rid = NULL
+        cdef Member* method = NULL
+        cdef bint jsonrpc = False
+        s.p = line
+        s.end = line + n
+        _skip_ws(&s)
+        if s.p >= s.end or s.p[0] != 123:
+            return 0
+        s.p += 1
+        _skip_ws(&s)
+        while True:
+            if top_count == 4:
+                return 0
+            m = &top[top_count]
+            if not _key(&s, m):
+                return 0
+            if _same(m.key, m.key_len, "jsonrpc", 7):
+                if jsonrpc or not _literal(&s, '"2.0"', 5):
+                    return 0
+                jsonrpc = True
+            elif _same(m.key, m.key_len, "id", 2):
+                if rid != NULL or not _scalar(&s, m) or (m.kind != V_STR and m.kind != V_INT):
+                    return 0
+                rid = m
+            elif _same(m.key, m.key_len, "method", 6):
+                if method != NULL or not _scalar(&s, m) or m.kind != V_STR:
+                    return 0
+                method = m
+            elif _same(m.key, m.key_len, "params", 6):
+                if params_count >= 0 or s.p >= s.end or s.p[0] != 123:
+                    return 0
+                if not _object(&s, params, &params_count, arguments, &arguments_count):
+                    return 0
+            else:
+                return 0
+            top_count += 1
+            _skip_ws(&s)
+            if s.p >= s.end:
+                return 0
+            if s.p[0] == 44:
+                s.p += 1
+                _skip_ws(&s)
+                continue
+            if s.p[0] == 125:
+                s.p += 1
+                break
+            return 0
+        _skip_ws(&s)
+        if s.p != s.end or not jsonrpc or rid == NULL or method == NULL:
+            return 0
+        # The id as the answer writes it: a short integer literal, or a plain string with its quotes.
+        cdef const char* id_text = <const char*>rid.val
+        cdef Py_ssize_t id_len = rid.val_len
+        if rid.kind == V_STR:
+            id_text -= 1
+            id_len += 2
+        cdef _Route route = None
+        for candidate in self._route_table:
+            if _same(method.val, method.val_len, PyBytes_AS_STRING((<_Route>candidate).method),
+                     PyBytes_GET_SIZE((<_Route>candidate).method)):
+                route = <_Route>candidate
+                break
+        if route is None:
+            self._emit_answer(id_text, id_len, _METHOD_NOT_FOUND_TAIL)
+            return 1
+        if route.kind == R_CONST:
+            if params_count > 0:
+                return 0
+            self._emit_answer(id_text, id_len, route.answer)
+            return 1
+        if route.kind == R_TOOLS_CALL and params_count >= 0:
+            return self._fast_call(id_text, id_len, params, params_count, arguments, arguments_count)
+        if route.kind == R_READ and params_count == 1 and params[0].kind == V_STR \
+                and _same(params[0].key, params[0].key_len, "uri", 3):
+            self._call(id_text, id_len, route.handler, {"uri": _value(&params[0])}, "resources/read")
+            return 1
+        return 0
+
+    cdef int _fast_call(self, const char* rid, Py_ssize_t rid_len, Member* params, int params_count,
+                        Member* arguments, int arguments_count) except -1:
+        cdef Member* name = NULL
+        cdef Member* args = NULL
+        cdef int i, j
+        cdef Member* m
+        for i in range(params_count):
+            m = &params[i]
+            if _same(m.key, m.key_len, "name", 4):
+                name = m
+            elif _same(m.key, m.key_len, "arguments", 9):
+                args = m
+            else:
+                return 0
+        if name == NULL or name.kind != V_STR:
+            return 0
+        cdef _FastTool tool = None
+        for candidate in self._tools:
+            if _same(name.val, name.val_len, PyBytes_AS_STRING((<_FastTool>candidate).name),
+                     PyBytes_GET_SIZE((<_FastTool>candidate).name)):
+                tool = <_FastTool>candidate
+                break
+        if tool is None:
+            if _value(name) in self._tool_lookup:
+                return 0  # a tool with a schema the fast path does not check
+            self._emit_answer(rid, rid_len, _UNKNOWN_TOOL_TAIL)
+            return 1
+        cdef int count = 0
+        if args != NULL:
+            if args.kind != V_OBJ:
+                self._emit_result(rid, rid_len, tool.invalid)
+                return 1
+            count = arguments_count
+        # Validate: every argument is a known field of the right kind; every required field is there.
+        cdef int slots[MAX_MEMBERS]
+        cdef int found
+        for i in range(count):
+            m = &arguments[i]
+            slots[i] = -1
+            for j in range(tool.count):
+                if _same(m.key, m.key_len, PyBytes_AS_STRING(<bytes>tool.field_names[j]),
+                         PyBytes_GET_SIZE(<bytes>tool.field_names[j])):
+                    slots[i] = j
+                    break
+            if slots[i] < 0 or not _fits(tool.kinds[slots[i]], m.kind):
+                self._emit_result(rid, rid_len, tool.invalid)
+                return 1
+        for j in range(tool.count):
+            if tool.required[j]:
+                found = 0
+                for i in range(count):
+                    if slots[i] == j:
+                        found = 1
+                        break
+                if not found:
+                    self._emit_result(rid, rid_len, tool.invalid)
+                    return 1
+        kwargs = PyDict_New()
+        cdef object text_arg = None   # a plain string argument whose JSON text is already in the line
+        cdef Member* text_member = NULL
+        for i in range(count):
+            value = _value(&arguments[i])
+            PyDict_SetItem(kwargs, tool.field_keys[slots[i]], value)
+            if arguments[i].kind == V_STR:
+                text_arg = value
+                text_member = &arguments[i]
+        cdef bint unchanged = False
+        if not tool.plain:
+            body = tool.tool.invoke(kwargs)
+        else:
+            try:
+                result = tool.func(**kwargs)
+                if text_member != NULL and result is text_arg:
+                    unchanged = True
+                elif type(result) is int:
+                    body = self._int_text(result)
+                else:
+                    body = tool_result(result, False)
+            except TOOL_FAULTS as error:
+                body = tool.tool.failed(error)
+        if unchanged:
+            # Returned unchanged: its JSON text is the input's, quotes included.
+            self._emit_answer(rid, rid_len, _RESULT_MID)
+            self._emit_bytes(_TEXT_HEAD)
+            self._emit(<const char*>text_member.val - 1, text_member.val_len + 2)
+            self._emit_bytes(_TEXT_TAIL)
+            self._emit_bytes(_RESULT_TAIL)
+        else:
+            self._emit_result(rid, rid_len, body)
+        return 1
+
+    cdef bytes _int_text(self, value):
+        cdef int overflow = 0
+        cdef long long number = PyLong_AsLongLongAndOverflow(value, &overflow)
+        cdef char digits[32]
+        cdef int n
+        if overflow:
+            text = PyObject_Str(value).encode("ascii")
+        else:
+            n = snprintf(digits, 32, "%lld", number)
+            text = PyBytes_FromStringAndSize(digits, n)
+        return _TEXT_HEAD + b'"' + text + b'"' + _TEXT_TAIL
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def serve(self, int fd_in, int fd_out):
+        """Answer ``fd_in`` on ``fd_out`` until EOF; answers due are written before returning.
+
+        A closed output raises :class:`BrokenPipeError`; a
+        :class:`~shipcode_mcp.protocol.ServerStop` from a signal handler stops the loop.
+        """
+        cdef Py_ssize_t size = READ_SIZE
+        cdef unsigned char* buffer = <unsigned char*>malloc(size)
+        cdef Py_ssize_t got
+        if buffer == NULL:
+            raise MemoryError()
+        try:
+            while True:
+                PyErr_CheckSignals()
+                with nogil:
+                    got = read(fd_in, buffer, size)
+                if got < 0:
+                    if errno == EINTR:
+                        continue
+                    if errno == EAGAIN or errno == EWOULDBLOCK:
+                        _wait(fd_in, POLLIN, -1)
+                        continue
+                    PyErr_SetFromErrno(OSError)
+                if got == 0:
+                    self._finish()
+                    self._flush(fd_out)
+                    return
+                self._take(buffer, got)
+                self._flush(fd_out)
+        except BaseException:
+            self._flush_soon(fd_out)
+            raise
+        finally:
+            free(buffer)
