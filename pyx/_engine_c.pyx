@@ -48,6 +48,10 @@ from shipcode_mcp.protocol import (
 from shipcode_mcp.results import tool_result
 from shipcode_mcp.schema import FlatShape
 
+cdef extern from "Python.h":
+    ctypedef struct PyObject
+    double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
+
 cdef extern from "errno.h":
     int EWOULDBLOCK
 
@@ -90,6 +94,7 @@ DEF V_TRUE = 3
 DEF V_FALSE = 4
 DEF V_NULL = 5
 DEF V_OBJ = 6
+DEF V_FLOAT = 7
 
 # JSON Schema scalar kinds of a flat tool shape.
 DEF T_STRING = 1
@@ -109,6 +114,7 @@ cdef struct Member:
     Py_ssize_t val_len
     bint ascii                   # V_STR holds only ASCII
     long long ival
+    double fval
 
 cdef struct Scan:
     const unsigned char* p
@@ -177,36 +183,64 @@ cdef int _string(Scan* s, Member* m) noexcept nogil:
     return 0
 
 
-cdef int _integer(Scan* s, Member* m) noexcept nogil:
-    """Scan a short JSON integer literal (not -0); 1 if accepted, 0 if not."""
+cdef int _number(Scan* s, Member* m) noexcept:
+    """Scan a JSON number literal: a short integer (not -0) or a finite double; 1 if accepted."""
     cdef const unsigned char* p = s.p
     cdef const unsigned char* start = p
+    cdef const unsigned char* end = s.end
     cdef bint negative = False
+    cdef bint fraction = False
     cdef long long value = 0
     cdef int digits = 0
-    if p < s.end and p[0] == 45:  # '-'
+    cdef char* stop = NULL
+    if p < end and p[0] == 45:  # '-'
         negative = True
         p += 1
-    if p >= s.end or not (48 <= p[0] <= 57):
+    if p >= end or not (48 <= p[0] <= 57):
         return 0
     if p[0] == 48:  # a leading zero stands alone
         p += 1
         digits = 1
-        if negative:
-            return 0  # -0: leave to the slow path
     else:
-        while p < s.end and 48 <= p[0] <= 57:
+        while p < end and 48 <= p[0] <= 57:
             digits += 1
-            if digits > MAX_INT_DIGITS:
-                return 0
-            value = value * 10 + (p[0] - 48)
+            if digits <= MAX_INT_DIGITS:
+                value = value * 10 + (p[0] - 48)
             p += 1
-    if p < s.end and (p[0] == 46 or p[0] == 101 or p[0] == 69 or (48 <= p[0] <= 57)):
-        return 0  # a fraction, an exponent, or a leading zero followed by digits
-    m.kind = V_INT
+    if p < end and p[0] == 46:  # '.' digits
+        fraction = True
+        p += 1
+        if p >= end or not (48 <= p[0] <= 57):
+            return 0
+        while p < end and 48 <= p[0] <= 57:
+            p += 1
+    if p < end and (p[0] == 101 or p[0] == 69):  # exponent
+        fraction = True
+        p += 1
+        if p < end and (p[0] == 43 or p[0] == 45):
+            p += 1
+        if p >= end or not (48 <= p[0] <= 57):
+            return 0
+        while p < end and 48 <= p[0] <= 57:
+            p += 1
+    if p < end and (48 <= p[0] <= 57):
+        return 0  # digits after a leading zero
     m.val = start
     m.val_len = p - start
-    m.ival = -value if negative else value
+    if not fraction:
+        if digits > MAX_INT_DIGITS or (negative and value == 0):
+            return 0  # long integers and -0: the slow path decides
+        m.kind = V_INT
+        m.ival = -value if negative else value
+    else:
+        # Python's own correctly rounded conversion (float(text)); it stops at the delimiter.
+        try:
+            m.fval = PyOS_string_to_double(<const char*>start, &stop, NULL)
+        except Exception:
+            return 0
+        if stop != <char*>p or m.fval != m.fval or m.fval == float("inf") or m.fval == float("-inf"):
+            return 0  # overflow to infinity: the slow path decides
+        m.kind = V_FLOAT
     s.p = p
     return 1
 
@@ -218,7 +252,7 @@ cdef inline bint _literal(Scan* s, const char* word, Py_ssize_t n) noexcept nogi
     return False
 
 
-cdef int _scalar(Scan* s, Member* m) noexcept nogil:
+cdef int _scalar(Scan* s, Member* m) noexcept:
     """Scan a plain string, short integer, true, false or null; 1 if accepted."""
     if s.p >= s.end:
         return 0
@@ -226,7 +260,7 @@ cdef int _scalar(Scan* s, Member* m) noexcept nogil:
     if c == 34:
         return _string(s, m)
     if c == 45 or (48 <= c <= 57):
-        return _integer(s, m)
+        return _number(s, m)
     if c == 116 and _literal(s, "true", 4):
         m.kind = V_TRUE
         return 1
@@ -239,7 +273,7 @@ cdef int _scalar(Scan* s, Member* m) noexcept nogil:
     return 0
 
 
-cdef int _key(Scan* s, Member* m) noexcept nogil:
+cdef int _key(Scan* s, Member* m) noexcept:
     """Scan ``"key" :`` with a plain ASCII key; 1 if accepted."""
     cdef Member k
     if s.p >= s.end or s.p[0] != 34 or not _string(s, &k) or not k.ascii:
@@ -258,7 +292,7 @@ cdef inline bint _same(const unsigned char* p, Py_ssize_t n, const char* word, P
     return n == wn and memcmp(p, word, n) == 0
 
 
-cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nested_count) noexcept nogil:
+cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nested_count) noexcept:
     """Scan an object of scalar members (and, if ``nested`` is given, one object of scalars).
 
     s.p is at the opening brace. Fills ``members``; 1 if accepted, 0 if not.
@@ -330,8 +364,10 @@ cdef dict _KINDS = {"string": T_STRING, "integer": T_INTEGER, "number": T_NUMBER
 cdef inline bint _fits(int kind, int value_kind) noexcept nogil:
     if kind == T_STRING:
         return value_kind == V_STR
-    if kind == T_INTEGER or kind == T_NUMBER:
+    if kind == T_INTEGER:
         return value_kind == V_INT
+    if kind == T_NUMBER:
+        return value_kind == V_INT or value_kind == V_FLOAT
     if kind == T_BOOLEAN:
         return value_kind == V_TRUE or value_kind == V_FALSE
     if kind == T_NULL:
@@ -346,6 +382,8 @@ cdef object _value(Member* m):
         return PyUnicode_DecodeUTF8(<const char*>m.val, m.val_len, NULL)
     if m.kind == V_INT:
         return PyLong_FromLongLong(m.ival)
+    if m.kind == V_FLOAT:
+        return m.fval
     if m.kind == V_TRUE:
         return True
     if m.kind == V_FALSE:

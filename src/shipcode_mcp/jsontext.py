@@ -104,6 +104,9 @@ def number_text(value: int | float) -> str:
     if value == 0:
         return "0"
     text = repr(value)  # shortest round-trip digits, like ECMAScript
+    if "e" not in text:
+        # Python writes 1e-4 <= |x| < 1e16 positionally, as ECMAScript does, but with ".0".
+        return text[:-2] if text.endswith(".0") else text
     sign = ""
     if text[0] == "-":
         sign, text = "-", text[1:]

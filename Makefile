@@ -1,0 +1,26 @@
+# Developer shortcuts; the README's two commands are all a fresh machine needs.
+PYTHON ?= python
+
+.PHONY: develop develop-pure test test-pure annotate bench bench-quick
+
+develop:  ## editable install, compiled engine required
+	SHIPCODE_MCP_REQUIRE_EXTENSIONS=1 $(PYTHON) -m pip install -e ".[test]"
+
+develop-pure:  ## editable install without compiling
+	SHIPCODE_MCP_NO_EXTENSIONS=1 $(PYTHON) -m pip install -e ".[test]"
+
+test:  ## the whole suite, both engines
+	$(PYTHON) -m pytest
+
+test-pure:  ## the whole suite, pure engine only
+	SHIPCODE_MCP_NO_EXTENSIONS=1 $(PYTHON) -m pytest
+
+annotate:  ## pyx/_engine_c.html: yellow lines are where Python objects remain
+	$(PYTHON) -m cython -3 -a pyx/_engine_c.pyx -o pyx/_engine_c.c
+	@echo "open pyx/_engine_c.html"
+
+bench-quick:  ## about a minute
+	$(PYTHON) benchmarks/run.py --quick
+
+bench:  ## the full benchmark
+	$(PYTHON) benchmarks/run.py --full

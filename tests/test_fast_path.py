@@ -1,0 +1,158 @@
+"""The compiled engine's fast path against the pure engine, on the shapes it takes and the ones near them.
+
+The fast path answers common lines straight from the bytes; every line here must get the same
+bytes from both engines, whether the fast path takes it or hands it to the slow path.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import compiled_skipped, default_catalogue
+
+
+@pytest.fixture
+def both(request: pytest.FixtureRequest):
+    if compiled_skipped(request.config):
+        pytest.skip("compiled engine deselected")
+    from shipcode_mcp import _engine_c, _engine_py
+
+    def both(data: bytes) -> tuple[bytes, bytes]:
+        outs = []
+        for module in (_engine_c, _engine_py):
+            engine = module.Engine(default_catalogue())
+            outs.append(engine.feed(data) + engine.finish())
+        return outs[0], outs[1]
+
+    return both
+
+
+def number_literals(rng: random.Random, count: int) -> list[str]:
+    literals = [
+        "0", "-0", "0.0", "-0.0", "1", "-1", "1.5", "1e2", "1E2", "1e+2", "1e-2", "-1.25e-3", "0.1", "0.2",
+        "123456789012345678", "1234567890123456789", "-123456789012345678", "12345678901234567890",
+        "9223372036854775807", "18446744073709551615", "18446744073709551616", "1e308", "1e309", "-1e309",
+        "1e400", "4.9e-324", "2e-324", "1.7976931348623157e308", "1.7976931348623159e308", "01", "1.", ".5",
+        "1e", "1e+", "--1", "+1", "0x10", "1.0e0", "100000000000000000000", "9007199254740993.0",
+        "0.30000000000000004", "2.5e-7", "1e21", "1e-7",
+    ]
+    for _ in range(count):
+        mantissa = str(rng.randint(0, 10 ** rng.randint(1, 20)))
+        if rng.random() < 0.7:
+            cut = rng.randint(1, len(mantissa))
+            mantissa = mantissa[:cut] + "." + (mantissa[cut:] or "0")
+        exponent = f"e{rng.randint(-330, 330)}" if rng.random() < 0.5 else ""
+        literals.append(("-" if rng.random() < 0.3 else "") + mantissa + exponent)
+    return literals
+
+
+def test_add_with_number_literals(both) -> None:
+    rng = random.Random(7)
+    literals = number_literals(rng, 3000)
+    lines = []
+    for i, literal in enumerate(literals):
+        other = rng.choice(literals)
+        lines.append(f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add",'
+                     f'"arguments":{{"a":{literal},"b":{other}}}}}}}\n')
+    data = "".join(lines).encode()
+    compiled, pure = both(data)
+    assert compiled == pure
+    assert compiled.count(b"\n") == len(lines)
+
+
+def test_ids(both) -> None:
+    ids = ["0", "-0", "7", "-7", "123456789012345678", "1234567890123456789", "-9223372036854775808",
+           "18446744073709551615", "18446744073709551616", "1.0", "1e3", '""', '"a"', '"é"', '"\\u00e9"',
+           '"a\\"b"', '"\x7f"', '"\xf0\x9f\x98\x80"', "null", "true", "[]", "{}", '"\xed\xa0\x80"', '"\xc3"']
+    data = b"".join(
+        b'{"jsonrpc":"2.0","id":' + literal.encode("utf-8", "surrogateescape") + b',"method":"ping"}\n'
+        for literal in ids
+    )
+    compiled, pure = both(data)
+    assert compiled == pure
+
+
+STRINGS = ["", "x", "hello world", "é", "日本", "😀", "a\\nb", 'a\\"b', "\x7f", "\\u0000", "\\ud83d\\ude00", "/",
+           "\\/", "a" * 1000]
+RAW_STRINGS = [b"\xc3\xa9", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xee\x80\x80", b"\xef\xbf\xbf", b"\xf0\x90\x80\x80",
+               b"\xf4\x8f\xbf\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xf0\x8f\xbf\xbf",
+               b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\x01", b"\t"]
+
+
+def test_echo_strings(both) -> None:
+    texts = [s.encode() for s in STRINGS] + RAW_STRINGS
+    data = b"".join(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"' + t + b'"}}}\n'
+        for t in texts
+    )
+    compiled, pure = both(data)
+    assert compiled == pure
+
+
+SHAPES = [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"id":1,"jsonrpc":"2.0","method":"ping"}',
+    '{"method":"ping","id":1,"jsonrpc":"2.0"}',
+    ' { "jsonrpc" : "2.0" , "id" : 1 , "method" : "ping" } ',
+    '\t{"jsonrpc":"2.0",\t"id":1,"method":"ping"}\r',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":{ }}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1}}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":null}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","id":2}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}',
+    '{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"jsonrpc":"2.00","id":1,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping"',
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping",}',
+    '{"jsonrpc":"2.0","id":1,"method":"pi\\u006eg"}',
+    '{"jsonrpc":"2.0","id":1,"method":"nope"}',
+    '{"jsonrpc":"2.0","method":"ping"}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"abc"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":3}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":null}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":"x"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[]}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"text":"a"},"name":"echo"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","text":"b"}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":{"a":1}}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":true}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"txt":"a"}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"},"_meta":{}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":false}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":null}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"b":2,"a":1}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"c":3}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///hello.txt"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///nope"}}',
+    '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}',
+    '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///hello.txt","x":1}}',
+    '{"jsonrpc":"2.0","id":1,"method":"resources/read"}',
+]
+
+
+def test_shapes(both) -> None:
+    data = "".join(line + "\n" for line in SHAPES).encode()
+    compiled, pure = both(data)
+    assert compiled == pure
+    # and each line alone, without a final newline
+    for line in SHAPES:
+        assert both(line.encode())[0] == both(line.encode())[1], line
+
+
+def test_truncations_of_every_shape(both) -> None:
+    """Every prefix of every shape: the fast path must hand each broken line to the slow path."""
+    data = b"".join(line.encode()[:cut] + b"\n" for line in SHAPES for cut in range(len(line)))
+    compiled, pure = both(data)
+    assert compiled == pure
