@@ -1,4 +1,4 @@
-# cython: language_level=3, freethreading_compatible=False
+# cython: language_level=3
 """The compiled engine: the pure engine's twin, byte for byte, with a C fast path.
 
 Framing (memchr over a reusable buffer), output (one growable C buffer, one write per
@@ -6,9 +6,9 @@ chunk read) and a fast path for the common request shapes run in C. The fast pat
 accepts only a strict subset of JSON for which it can prove its answer equals the pure
 engine's: objects with the keys ``jsonrpc``/``id``/``method``/``params``, strings without
 escapes or control characters (valid UTF-8, so their JSON text is exactly what orjson would
-write), integers of at most 18 digits, ``true``/``false``/``null``, and one level of nested
-``arguments``. Any other line goes through the slow path, which is the pure engine's logic
-(orjson, then the same checks in the same order).
+write), integers of at most 18 digits, finite numbers, ``true``/``false``/``null``, and one
+level of nested ``arguments``. Any other line goes to the slow path: the pure engine's own
+line handler, so the rules are written once.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -23,22 +23,15 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.unistd cimport read, write
 
-from orjson import JSONDecodeError
-from orjson import loads as _loads
-
 from shipcode_mcp._log import log_exception
 from shipcode_mcp.app import TOOL_FAULTS
 from shipcode_mcp.catalogue import _UNKNOWN_TOOL, Catalogue
-from shipcode_mcp.jsontext import dumps, is_overflow_error, loads_overflowing
+from shipcode_mcp import _engine_py
 from shipcode_mcp.protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
-    INITIALIZED_NOTIFICATION,
     INTERNAL_ERROR_TAIL,
-    INVALID_PARAMS_TAIL,
     INVALID_REQUEST_NULL_LINE,
-    INVALID_REQUEST_TAIL,
     METHOD_NOT_FOUND_TAIL,
-    PARSE_ERROR_LINE,
     READ_SIZE,
     RESPONSE_HEAD,
     RESULT_MID,
@@ -67,15 +60,11 @@ cdef extern from "poll.h" nogil:
 
 IMPLEMENTATION = "compiled"
 
-cdef object _MISSING = object()
 cdef bytes _HEAD = RESPONSE_HEAD
 cdef bytes _RESULT_MID = RESULT_MID
 cdef bytes _RESULT_TAIL = RESULT_TAIL
-cdef bytes _PARSE_ERROR_LINE = PARSE_ERROR_LINE
 cdef bytes _INVALID_NULL_LINE = INVALID_REQUEST_NULL_LINE
-cdef bytes _INVALID_REQUEST_TAIL = INVALID_REQUEST_TAIL
 cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
-cdef bytes _INVALID_PARAMS_TAIL = INVALID_PARAMS_TAIL
 cdef bytes _INTERNAL_ERROR_TAIL = INTERNAL_ERROR_TAIL
 cdef bytes _UNKNOWN_TOOL_TAIL = _UNKNOWN_TOOL.tail
 cdef bytes _TEXT_HEAD = b'{"content":[{"type":"text","text":'
@@ -438,7 +427,9 @@ cdef class Engine:
     cdef Py_ssize_t _out_len
     cdef Py_ssize_t _out_sent
     cdef Py_ssize_t _out_cap
-    cdef public bint initialized
+    cdef object _slow         # a pure engine over the same catalogue: the slow path
+    cdef object _slow_line
+    cdef list _slow_out
 
     implementation = IMPLEMENTATION
 
@@ -456,7 +447,9 @@ cdef class Engine:
         self._partial_len = 0
         self._out_len = 0
         self._out_sent = 0
-        self.initialized = False
+        self._slow = _engine_py.Engine(catalogue, max_message_bytes)
+        self._slow_line = self._slow._line
+        self._slow_out = self._slow._out
         self._route_table = []
         self._tools = []
         cdef _Route route
@@ -496,6 +489,11 @@ cdef class Engine:
                 fast.kinds[i] = _KINDS[kind]
                 fast.required[i] = required
             self._tools.append(fast)
+
+    @property
+    def initialized(self):
+        """True once ``notifications/initialized`` has arrived."""
+        return self._slow.initialized
 
     def __dealloc__(self):
         free(self._partial)
@@ -688,68 +686,11 @@ cdef class Engine:
             return 0
         if self._fast(p, n):
             return 0
-        line = PyBytes_FromStringAndSize(<const char*>p, n)
-        try:
-            message = _loads(line)
-        except JSONDecodeError as error:
-            if _blank(p, n):
-                return 0
-            if not is_overflow_error(error):
-                self._emit_bytes(_PARSE_ERROR_LINE)
-                return 0
-            try:
-                message = loads_overflowing(line)
-            except ValueError:
-                self._emit_bytes(_PARSE_ERROR_LINE)
-                return 0
-        self._message(message)
-        return 0
-
-    cdef int _message(self, message) except -1:
-        """The slow path: the pure engine's checks, in the same order."""
-        cdef bytes id_bytes
-        if type(message) is not dict:
-            self._emit_bytes(_INVALID_NULL_LINE)
-            return 0
-        request_id = message.get("id", _MISSING)
-        if request_id is _MISSING:
-            id_bytes = None
-        elif type(request_id) is int:
-            id_bytes = b"%d" % request_id
-        elif type(request_id) is str:
-            id_bytes = dumps(request_id)
-        else:
-            self._emit_bytes(_INVALID_NULL_LINE)
-            return 0
-        method = message.get("method", _MISSING)
-        if method is _MISSING and ("result" in message or "error" in message):
-            return 0
-        params = message.get("params", _MISSING)
-        if (
-            type(method) is not str
-            or message.get("jsonrpc") != "2.0"
-            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
-        ):
-            if id_bytes is None:
-                self._emit_bytes(_INVALID_NULL_LINE)
-            else:
-                self._emit_answer(PyBytes_AS_STRING(id_bytes), PyBytes_GET_SIZE(id_bytes), _INVALID_REQUEST_TAIL)
-            return 0
-        if id_bytes is None:
-            if method == INITIALIZED_NOTIFICATION:
-                self.initialized = True
-            return 0
-        cdef const char* rid = PyBytes_AS_STRING(id_bytes)
-        cdef Py_ssize_t rid_len = PyBytes_GET_SIZE(id_bytes)
-        route = self._routes.get(method)
-        if route is None:
-            self._emit_answer(rid, rid_len, _METHOD_NOT_FOUND_TAIL)
-        elif type(params) is list:
-            self._emit_answer(rid, rid_len, _INVALID_PARAMS_TAIL)
-        elif type(route) is bytes:
-            self._emit_answer(rid, rid_len, <bytes>route)
-        else:
-            self._call(rid, rid_len, route, None if params is _MISSING else params, method)
+        # The slow path is the pure engine's own line handler: the rules exist once.
+        self._slow_line(PyBytes_FromStringAndSize(<const char*>p, n))
+        for answer in self._slow_out:
+            self._emit_bytes(<bytes>answer)
+        self._slow_out.clear()
         return 0
 
     cdef int _call(self, const char* rid, Py_ssize_t rid_len, route, params, method) except -1:
