@@ -93,6 +93,7 @@ DEF T_BOOLEAN = 4
 DEF T_NULL = 5
 
 DEF MAX_MEMBERS = 16
+DEF MAX_ROUTES = 32
 DEF MAX_INT_DIGITS = 18
 
 cdef struct Member:
@@ -414,7 +415,10 @@ cdef class Engine:
     """Line processor over a :class:`~shipcode_mcp.catalogue.Catalogue` (compiled)."""
 
     cdef dict _routes
-    cdef list _route_table
+    cdef list _route_table    # _Route objects; their method names are also in the C arrays below
+    cdef int _route_count
+    cdef const char* _method_text[MAX_ROUTES]
+    cdef Py_ssize_t _method_len[MAX_ROUTES]
     cdef list _tools
     cdef object _tool_lookup
     cdef Py_ssize_t _max
@@ -453,6 +457,7 @@ cdef class Engine:
         self._route_table = []
         self._tools = []
         cdef _Route route
+        cdef int i
         for method, target in self._routes.items():
             route = _Route()
             route.method = method.encode("utf-8")
@@ -467,9 +472,13 @@ cdef class Engine:
             else:
                 route.kind = R_OTHER
             self._route_table.append(route)
+        self._route_count = min(len(self._route_table), MAX_ROUTES)
+        for i in range(self._route_count):  # more routes than that: the slow path serves the rest
+            route = self._route_table[i]
+            self._method_text[i] = PyBytes_AS_STRING(route.method)
+            self._method_len[i] = PyBytes_GET_SIZE(route.method)
         self._tool_lookup = catalogue.tools
         cdef _FastTool fast
-        cdef int i
         for name, tool in catalogue.tools.items():
             shape = tool.validate
             if type(shape) is not FlatShape or len(shape.fields) > MAX_MEMBERS:
@@ -774,15 +783,17 @@ cdef class Engine:
         if rid.kind == V_STR:
             id_text -= 1
             id_len += 2
-        cdef _Route route = None
-        for candidate in self._route_table:
-            if _same(method.val, method.val_len, PyBytes_AS_STRING((<_Route>candidate).method),
-                     PyBytes_GET_SIZE((<_Route>candidate).method)):
-                route = <_Route>candidate
+        cdef int found = -1
+        for i in range(self._route_count):
+            if _same(method.val, method.val_len, self._method_text[i], self._method_len[i]):
+                found = i
                 break
-        if route is None:
+        if found < 0:
+            if self._route_count < len(self._route_table):
+                return 0
             self._emit_answer(id_text, id_len, _METHOD_NOT_FOUND_TAIL)
             return 1
+        cdef _Route route = self._route_table[found]
         if route.kind == R_CONST:
             if params_count > 0:
                 return 0
