@@ -1,4 +1,8 @@
-"""The ``shipcode-mcp`` command: build the app, guard stdout, pick the engine, serve."""
+"""The ``shipcode-mcp`` command: guard stdout, build the app, pick the engine, serve.
+
+``shipcode-mcp [TARGET] [--resources DIR]... [options]``: see ``--help``. Heavy modules are
+imported only by the branches that need them, so start-up stays fast.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +21,20 @@ EXIT_OK = 0
 EXIT_USAGE = 2
 
 
+_protocol_fd: int | None = None
+
+
 def guard_stdout() -> int:
     """Keep a private descriptor on the real stdout and point fd 1 and ``sys.stdout`` at stderr.
 
     From then on a ``print`` in user code, or a C library writing to fd 1, lands on stderr
-    and can never corrupt the protocol stream. Returns the protocol's descriptor.
+    and can never corrupt the protocol stream. Returns the protocol's descriptor; a second
+    call returns the same descriptor.
     """
-    protocol_fd = os.dup(1)
+    global _protocol_fd
+    if _protocol_fd is not None:
+        return _protocol_fd
+    protocol_fd = _protocol_fd = os.dup(1)
     try:
         os.dup2(2, 1)
     except OSError:  # no usable stderr: send stray output nowhere
@@ -45,8 +56,8 @@ def serve_app(app: Server, max_message_bytes: int | None = None) -> int:
     from . import _log
     from ._engine import IMPLEMENTATION, Engine
 
-    engine = Engine(app.catalogue(), max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
     protocol_fd = guard_stdout()
+    engine = Engine(app.catalogue(), max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _stop)
     _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
@@ -71,12 +82,109 @@ def _positive_int(text: str) -> int:
 _positive_int.__name__ = "positive integer"
 
 
+def _size(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+_size.__name__ = "size in bytes"
+
+
+class TargetError(Exception):
+    """The app named on the command line cannot be served (exit status 2)."""
+
+
+def load_target(target: str) -> Server:
+    """The :class:`~shipcode_mcp.app.Server` named ``path/to/file.py[:ATTR]`` or ``package.module[:ATTR]``.
+
+    ``ATTR`` defaults to ``app`` and may be dotted (``module:holder.app``). A file is run as a
+    module named after its stem, with its folder first on ``sys.path`` (so it can import its
+    neighbours); a module is imported with the working directory first on ``sys.path``, as
+    ``python -m`` does. Raises :class:`TargetError` with a one-line reason; an exception
+    raised by the app's own code is logged with its traceback first.
+    """
+    import importlib
+
+    from .app import Server
+
+    spec, colon, attribute = target.rpartition(":")
+    if not colon:
+        spec, attribute = target, "app"
+    if not spec or not attribute or not all(part.isidentifier() for part in attribute.split(".")):
+        raise TargetError(f"invalid target {target!r}: expected path/to/file.py[:ATTR] or package.module[:ATTR]")
+    is_file = spec.endswith(".py") or os.sep in spec or "/" in spec
+    try:
+        if is_file:
+            module = _load_file(spec)
+        else:
+            if not all(part.isidentifier() for part in spec.split(".")):
+                raise TargetError(f"invalid module name {spec!r} in target {target!r}")
+            if os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(spec)
+    except TargetError:
+        raise
+    except ModuleNotFoundError as error:
+        if not is_file and error.name and (spec == error.name or spec.startswith(error.name + ".")):
+            raise TargetError(f"cannot import {spec!r}: no module named {error.name!r}") from None
+        _log_load_failure(target)
+        raise TargetError(f"cannot load {target!r}: {type(error).__name__}: {error}") from None
+    except (Exception, SystemExit) as error:
+        _log_load_failure(target)
+        raise TargetError(f"cannot load {target!r}: {type(error).__name__}: {error}") from None
+    value: object = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            found = sorted(name for name, item in vars(module).items() if isinstance(item, Server))
+            hint = f" (it has: {', '.join(found)})" if found else ""
+            raise TargetError(f"{spec!r} has no attribute {attribute!r}{hint}") from None
+    if not isinstance(value, Server):
+        raise TargetError(f"{spec}:{attribute} is a {type(value).__name__}, not a shipcode_mcp.Server")
+    return value
+
+
+def _load_file(path: str):  # -> ModuleType
+    """Run a Python file as a fresh module."""
+    import importlib.util
+
+    if not os.path.isfile(path):
+        raise TargetError(f"no such file: {path!r}")
+    path = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem.isidentifier() and stem not in sys.modules else "shipcode_mcp_target"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot load {path!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _log_load_failure(target: str) -> None:
+    import traceback
+
+    sys.stderr.write(f"shipcode-mcp: error while loading {target!r}:\n{traceback.format_exc()}")
+
+
 def build_parser():  # -> argparse.ArgumentParser
     """The command-line parser (every option documented in ``--help``)."""
     import argparse
 
     from . import __version__, _log
     from ._engine import IMPLEMENTATION
+    from .folder import DEFAULT_MAX_RESOURCE_BYTES
 
     parser = argparse.ArgumentParser(
         prog="shipcode-mcp",
@@ -87,6 +195,10 @@ def build_parser():  # -> argparse.ArgumentParser
             "the tools echo and add and the resource file:///hello.txt."
         ),
         epilog=(
+            "Output written by the app (print, sys.stdout, or a C library writing to file "
+            "descriptor 1) goes to stderr: stdout carries protocol messages only. "
+            "Exit status: 0 at end of input or on SIGTERM/SIGINT, 2 for a usage error or a "
+            "target that cannot be loaded. "
             "Environment: SHIPCODE_MCP_NO_EXTENSIONS=1 forces the pure-Python engine "
             "(the compiled engine is used when it is installed)."
         ),
@@ -114,6 +226,38 @@ def build_parser():  # -> argparse.ArgumentParser
         default="warning",
         help="what to log on stderr (default: warning); stdout carries protocol messages only",
     )
+    parser.add_argument(
+        "target",
+        nargs="?",
+        help=(
+            "the app to serve: path/to/file.py[:ATTR] or package.module[:ATTR], where ATTR "
+            "(default: app) names a shipcode_mcp.Server; a module is looked up from the current "
+            "directory first. Default: the built-in catalogue"
+        ),
+    )
+    parser.add_argument(
+        "--resources",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=(
+            "also serve every regular file under DIR as a resource (repeatable): uri "
+            "file:///<real path>, name the path relative to DIR, mimeType guessed from the name; "
+            "text files are read as text, others as base64 blobs. Files are listed at start-up "
+            "and re-checked on every read: nothing outside DIR is ever listed or read (symlinks "
+            "leading out of DIR included)"
+        ),
+    )
+    parser.add_argument(
+        "--max-resource-bytes",
+        type=_size,
+        default=None,
+        metavar="N",
+        help=(
+            "largest file served from a --resources folder; reading a larger one is answered "
+            f"-32603 'Resource too large' without reading it (default: {DEFAULT_MAX_RESOURCE_BYTES}, i.e. 16 MiB)"
+        ),
+    )
     return parser
 
 
@@ -123,8 +267,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     _log.set_level(args.log_level)
-    from .defaults import app
+    guard_stdout()  # before any user code runs: even an import-time print must not reach stdout
+    try:
+        if args.target is None:
+            from .defaults import app
+        else:
+            app = load_target(args.target)
+        if args.resources:
+            import copy
 
+            app = copy.copy(app)  # the app object itself stays as its module defined it
+            app.resources = dict(app.resources)
+        for directory in args.resources:
+            try:
+                app.add_resource_folder(directory, args.max_resource_bytes)
+            except OSError as error:
+                raise TargetError(f"--resources {directory}: {error.strerror or error}") from None
+    except TargetError as error:
+        sys.stderr.write(f"shipcode-mcp: error: {error}\n")
+        return EXIT_USAGE
     return serve_app(app, args.max_message_bytes)
 
 

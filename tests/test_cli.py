@@ -1,0 +1,434 @@
+"""The ``shipcode-mcp`` command as a real subprocess: targets, load errors, --resources, stdout guard."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import SERVER_COMMAND, engine_env
+
+from shipcode_mcp import __version__
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXIT_USAGE = 2
+
+
+def serve(
+    *args: str, data: bytes = b"", engine: str = "pure", cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    """Run the command over pipes with ``data`` as its whole input."""
+    return subprocess.run(
+        [*SERVER_COMMAND, *args],
+        input=data,
+        capture_output=True,
+        env=engine_env(engine),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def request(rid: int, method: str, params: object = None) -> bytes:
+    message = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    return orjson.dumps(message) + b"\n"
+
+
+def call(rid: int, name: str, arguments: dict) -> bytes:
+    return request(rid, "tools/call", {"name": name, "arguments": arguments})
+
+
+def result(rid: int, body: str) -> bytes:
+    return b'{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (rid, body.encode())
+
+
+def text(rid: int, value: str) -> bytes:
+    return result(rid, f'{{"content":[{{"type":"text","text":{orjson.dumps(value).decode()}}}]}}')
+
+
+def not_found(rid: int) -> bytes:
+    return b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32002,"message":"Resource not found"}}\n' % rid
+
+
+def init_result(name: str, version: str, instructions: str | None = None) -> str:
+    body = (
+        '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
+        f'"serverInfo":{{"name":"{name}","version":"{version}"}}'
+    )
+    if instructions is not None:
+        body += f',"instructions":{orjson.dumps(instructions).decode()}'
+    return body + "}"
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+# -- help and version --------------------------------------------------------------------------
+
+
+def test_version_names_the_engine(engine_name: str) -> None:
+    done = serve("--version", engine=engine_name)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        f"shipcode-mcp {__version__} (engine: {engine_name})\n".encode(),
+        b"",
+    )
+
+
+def test_help_documents_every_option() -> None:
+    done = serve("--help")
+    assert done.returncode == 0
+    assert done.stderr == b""
+    usage = done.stdout.decode()
+    for option in (
+        "target",
+        "--resources DIR",
+        "--max-resource-bytes N",
+        "--max-message-bytes N",
+        "--log-level",
+        "--version",
+    ):
+        assert option in usage
+    assert "path/to/file.py[:ATTR]" in usage
+    assert "package.module[:ATTR]" in usage
+    assert "default: 16777216, i.e. 16 MiB" in usage
+
+
+# -- targets -----------------------------------------------------------------------------------
+
+UNITS_SESSION = request(1, "initialize", {"protocolVersion": "2025-06-18"}) + call(
+    2, "convert", {"value": 100, "from_unit": "C", "to_unit": "F"}
+)
+UNITS_ANSWERS = result(1, init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures.")) + text(
+    2, "212"
+)
+
+
+def test_file_target_with_the_default_attribute(engine_name: str) -> None:
+    done = serve(str(EXAMPLES / "units.py"), data=UNITS_SESSION, engine=engine_name)
+    assert (done.returncode, done.stdout) == (0, UNITS_ANSWERS)
+
+
+def test_relative_file_target_with_an_attribute(engine_name: str) -> None:
+    done = serve("examples/units.py:app", data=UNITS_SESSION, engine=engine_name, cwd=EXAMPLES.parent)
+    assert (done.returncode, done.stdout) == (0, UNITS_ANSWERS)
+
+
+def test_an_example_runs_on_its_own_with_app_run(engine_name: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "units.py")],
+        input=UNITS_SESSION,
+        capture_output=True,
+        env=engine_env(engine_name),
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, UNITS_ANSWERS)
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """A package ``demo_pkg`` in ``tmp_path`` whose ``servers`` module holds two apps."""
+    write(tmp_path / "demo_pkg" / "__init__.py", "")
+    write(
+        tmp_path / "demo_pkg" / "servers.py",
+        """
+        from shipcode_mcp import Server
+
+        from .helpers import double
+
+        app = Server("pkg-default", version="0.0.1")
+        other = Server("pkg-other", version="0.0.2")
+        not_a_server = 42
+
+
+        @other.tool()
+        def twice(n: int) -> int:
+            return double(n)
+        """,
+    )
+    write(tmp_path / "demo_pkg" / "helpers.py", "def double(n):\n    return 2 * n\n")
+    return tmp_path
+
+
+def test_module_target_default_attribute(package: Path, engine_name: str) -> None:
+    done = serve("demo_pkg.servers", data=request(1, "initialize"), engine=engine_name, cwd=package)
+    assert (done.returncode, done.stdout) == (0, result(1, init_result("pkg-default", "0.0.1")))
+
+
+def test_module_target_with_an_attribute(package: Path, engine_name: str) -> None:
+    data = request(1, "initialize") + call(2, "twice", {"n": 21})
+    done = serve("demo_pkg.servers:other", data=data, engine=engine_name, cwd=package)
+    assert (done.returncode, done.stdout) == (0, result(1, init_result("pkg-other", "0.0.2")) + text(2, "42"))
+
+
+def test_file_target_imports_its_neighbours(tmp_path: Path) -> None:
+    write(tmp_path / "app" / "neighbour.py", "GREETING = 'hello from next door'\n")
+    write(
+        tmp_path / "app" / "main.py",
+        """
+        from neighbour import GREETING
+
+        from shipcode_mcp import Server
+
+        server = Server("neighbourly")
+
+
+        @server.tool()
+        def greet() -> str:
+            return GREETING
+        """,
+    )
+    done = serve(str(tmp_path / "app" / "main.py:server"), data=call(1, "greet", {}))
+    assert (done.returncode, done.stdout) == (0, text(1, "hello from next door"))
+
+
+def test_file_target_with_string_annotations_and_a_taken_module_name(tmp_path: Path) -> None:
+    write(
+        tmp_path / "json.py",
+        """
+        from __future__ import annotations
+
+        from shipcode_mcp import Server
+
+        app = Server("named-json")
+
+
+        @app.tool()
+        def size(items: list[int] | None = None) -> int:
+            return len(items or [])
+        """,
+    )
+    done = serve(str(tmp_path / "json.py"), data=call(1, "size", {"items": [1, 2, 3]}))
+    assert (done.returncode, done.stdout) == (0, text(1, "3"))
+
+
+# -- load errors: exit 2, one clear line on stderr, nothing on stdout ----------------------------
+
+
+def load_error(*args: str, cwd: Path | None = None) -> str:
+    done = serve(*args, data=request(1, "ping"), cwd=cwd)
+    assert done.returncode == EXIT_USAGE
+    assert done.stdout == b""
+    return done.stderr.decode()
+
+
+def last_line(stderr: str) -> str:
+    return stderr.rstrip("\n").rsplit("\n", 1)[-1]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    err = load_error(str(tmp_path / "nope.py"))
+    assert err == f"shipcode-mcp: error: no such file: {str(tmp_path / 'nope.py')!r}\n"
+
+
+def test_missing_module(tmp_path: Path) -> None:
+    err = load_error("no_such_module_here:app", cwd=tmp_path)
+    assert err == "shipcode-mcp: error: cannot import 'no_such_module_here': no module named 'no_such_module_here'\n"
+
+
+def test_missing_submodule(package: Path) -> None:
+    err = load_error("demo_pkg.nope", cwd=package)
+    assert err == "shipcode-mcp: error: cannot import 'demo_pkg.nope': no module named 'demo_pkg.nope'\n"
+
+
+def test_missing_attribute_lists_the_servers_found(package: Path) -> None:
+    err = load_error("demo_pkg.servers:missing", cwd=package)
+    assert err == "shipcode-mcp: error: 'demo_pkg.servers' has no attribute 'missing' (it has: app, other)\n"
+
+
+def test_attribute_that_is_not_a_server(package: Path) -> None:
+    err = load_error("demo_pkg.servers:not_a_server", cwd=package)
+    assert err == "shipcode-mcp: error: demo_pkg.servers:not_a_server is a int, not a shipcode_mcp.Server\n"
+
+
+def test_file_without_an_app(tmp_path: Path) -> None:
+    path = write(tmp_path / "empty.py", "x = 1\n")
+    err = load_error(str(path))
+    assert err == f"shipcode-mcp: error: {str(path)!r} has no attribute 'app'\n"
+
+
+def test_exception_while_importing_shows_the_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path / "broken.py", "import shipcode_mcp\nraise RuntimeError('config missing')\n")
+    err = load_error(f"{path}:app")
+    assert err.startswith(f"shipcode-mcp: error while loading '{path}:app':\nTraceback (most recent call last):\n")
+    assert last_line(err) == f"shipcode-mcp: error: cannot load '{path}:app': RuntimeError: config missing"
+
+
+def test_broken_import_inside_the_target_module_is_not_a_missing_target(tmp_path: Path) -> None:
+    write(tmp_path / "uses_missing.py", "import not_installed_anywhere\n")
+    err = load_error("uses_missing", cwd=tmp_path)
+    assert "Traceback (most recent call last)" in err
+    assert last_line(err) == (
+        "shipcode-mcp: error: cannot load 'uses_missing': ModuleNotFoundError: No module named 'not_installed_anywhere'"
+    )
+
+
+def test_syntax_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.py", "def (:\n")
+    err = load_error(str(path))
+    assert last_line(err).startswith(f"shipcode-mcp: error: cannot load {str(path)!r}: SyntaxError: ")
+
+
+def test_exit_during_import(tmp_path: Path) -> None:
+    path = write(tmp_path / "quits.py", "raise SystemExit(7)\n")
+    assert last_line(load_error(str(path))) == f"shipcode-mcp: error: cannot load {str(path)!r}: SystemExit: 7"
+
+
+@pytest.mark.parametrize("target", ["app.py:", ":app", "app.py:1x", "pkg..mod:app", "bad-name:app"])
+def test_malformed_targets(target: str) -> None:
+    err = load_error(target)
+    assert err.startswith("shipcode-mcp: error: invalid ")
+
+
+def test_missing_resources_folder(tmp_path: Path) -> None:
+    err = load_error("--resources", str(tmp_path / "nope"))
+    assert err == f"shipcode-mcp: error: --resources {tmp_path / 'nope'}: no such folder\n"
+
+
+def test_resources_must_be_a_folder(tmp_path: Path) -> None:
+    path = write(tmp_path / "file.txt", "x")
+    assert load_error("--resources", str(path)) == f"shipcode-mcp: error: --resources {path}: not a folder\n"
+
+
+@pytest.mark.parametrize("value", ["-1", "many"])
+def test_bad_max_resource_bytes(value: str) -> None:
+    err = load_error("--max-resource-bytes", value)
+    assert (
+        last_line(err) == f"shipcode-mcp: error: argument --max-resource-bytes: invalid size in bytes value: '{value}'"
+    )
+
+
+# -- stdout is sacred --------------------------------------------------------------------------
+
+NOISY_APP = """
+import ctypes
+import os
+import subprocess
+import sys
+
+from shipcode_mcp import Server
+
+print("printed while importing")
+app = Server("noisy")
+
+
+@app.tool()
+def noisy() -> str:
+    print("print()")
+    sys.stdout.write("sys.stdout.write\\n")
+    sys.stdout.flush()
+    sys.__stdout__.write("sys.__stdout__\\n")
+    sys.__stdout__.flush()
+    os.write(1, b"os.write(1)\\n")
+    libc = ctypes.CDLL(None)
+    libc.write(1, b"libc write(1)\\n", 14)
+    subprocess.run(["echo", "child process"], check=True)
+    return "done"
+"""
+STRAY = ["printed while importing", "print()", "sys.stdout.write", "os.write(1)", "libc write(1)", "child process"]
+
+
+def test_stray_output_goes_to_stderr_never_into_the_protocol(tmp_path: Path, engine_name: str) -> None:
+    path = write(tmp_path / "noisy.py", NOISY_APP)
+    data = request(1, "initialize") + call(2, "noisy", {}) + request(3, "ping")
+    done = serve(str(path), data=data, engine=engine_name)
+    assert done.returncode == 0
+    assert done.stdout == result(1, init_result("noisy", "0.1.0")) + text(2, "done") + result(3, "{}")
+    err = done.stderr.decode()
+    for line in STRAY:
+        assert line in err
+
+
+def test_app_run_at_import_time_does_not_break_the_stream(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "reentrant.py",
+        """
+        from shipcode_mcp import Server
+
+        app = Server("reentrant")
+        app.run()  # at import time, without a __main__ guard
+        """,
+    )
+    done = serve(str(path), data=request(1, "ping"))
+    assert (done.returncode, done.stdout) == (0, result(1, "{}"))
+
+
+# -- --resources -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    write(root / "guide.md", "# Guide\n")
+    write(root / "nested" / "data.csv", "a\n1\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    write(tmp_path / "secret.txt", "top secret")
+    (root / "escape.txt").symlink_to(tmp_path / "secret.txt")
+    return root
+
+
+def test_resources_folder_with_the_default_catalogue(folder: Path, engine_name: str) -> None:
+    real = folder.resolve()
+    data = (
+        request(1, "resources/list")
+        + request(2, "resources/read", {"uri": (real / "guide.md").as_uri()})
+        + request(3, "resources/read", {"uri": (real / "logo.png").as_uri()})
+        + request(4, "resources/read", {"uri": (folder / "escape.txt").absolute().as_uri()})
+        + request(5, "resources/read", {"uri": (real.parent / "secret.txt").as_uri()})
+        + request(6, "resources/read", {"uri": (real / ".." / "secret.txt").as_uri()})
+        + request(7, "resources/read", {"uri": "file:///hello.txt"})
+    )
+    done = serve("--resources", str(folder), data=data, engine=engine_name)
+    listing = {
+        "resources": [
+            {"uri": "file:///hello.txt", "name": "hello.txt", "mimeType": "text/plain"},
+            {"uri": (real / "guide.md").as_uri(), "name": "guide.md", "mimeType": "text/markdown"},
+            {"uri": (real / "logo.png").as_uri(), "name": "logo.png", "mimeType": "image/png"},
+            {"uri": (real / "nested/data.csv").as_uri(), "name": "nested/data.csv", "mimeType": "text/csv"},
+        ]
+    }
+    guide = {"contents": [{"uri": (real / "guide.md").as_uri(), "mimeType": "text/markdown", "text": "# Guide\n"}]}
+    logo = {"contents": [{"uri": (real / "logo.png").as_uri(), "mimeType": "image/png", "blob": "iVBORw0KGgo="}]}
+    hello = {"contents": [{"uri": "file:///hello.txt", "mimeType": "text/plain", "text": "Hello, world!"}]}
+    expected = (
+        result(1, orjson.dumps(listing).decode())
+        + result(2, orjson.dumps(guide).decode())
+        + result(3, orjson.dumps(logo).decode())
+        + not_found(4)
+        + not_found(5)
+        + not_found(6)
+        + result(7, orjson.dumps(hello).decode())
+    )
+    assert (done.returncode, done.stdout) == (0, expected)
+
+
+def test_resources_folder_with_a_target_and_a_size_cap(folder: Path, engine_name: str) -> None:
+    real = folder.resolve()
+    data = request(1, "resources/read", {"uri": (real / "guide.md").as_uri()}) + request(
+        2, "resources/read", {"uri": (real / "nested/data.csv").as_uri()}
+    )
+    args = (str(EXAMPLES / "units.py"), "--resources", str(folder), "--max-resource-bytes", "7")
+    done = serve(*args, data=data, engine=engine_name)
+    csv = {"contents": [{"uri": (real / "nested/data.csv").as_uri(), "mimeType": "text/csv", "text": "a\n1\n"}]}
+    expected = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Resource too large"}}\n' + result(
+        2, orjson.dumps(csv).decode()
+    )
+    assert (done.returncode, done.stdout) == (0, expected)
+
+
+def test_log_level_info_announces_the_app_on_stderr_only(engine_name: str) -> None:
+    done = serve(str(EXAMPLES / "units.py"), "--log-level", "info", data=request(1, "ping"), engine=engine_name)
+    assert (done.returncode, done.stdout) == (0, result(1, "{}"))
+    assert done.stderr.decode().splitlines() == [
+        f"shipcode-mcp: info: serving units 1.0.0 (engine: {engine_name})",
+        "shipcode-mcp: info: end of input; exiting",
+    ]
