@@ -26,7 +26,8 @@ def test_compiled_engine_is_loaded_by_default(request: pytest.FixtureRequest) ->
 
     assert _engine.IMPLEMENTATION == "compiled"
     assert _engine.Engine.__module__ == "shipcode_mcp._engine_c"
-    assert version_line(engine_env("compiled")) == f"shipcode-mcp {shipcode_mcp.__version__} (engine: compiled)\n".encode()
+    expected = f"shipcode-mcp {shipcode_mcp.__version__} (engine: compiled)\n".encode()
+    assert version_line(engine_env("compiled")) == expected
 
 
 def test_no_extensions_forces_the_pure_engine() -> None:

@@ -44,7 +44,10 @@ def random_doubles(count: int) -> list[float]:
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: no ECMAScript reference")
 def test_matches_node_for_random_doubles() -> None:
     values = random_doubles(5000)
-    script = "const v=JSON.parse(require('fs').readFileSync(0,'utf8'));process.stdout.write(JSON.stringify(v.map(String)))"
+    script = (
+        "const v=JSON.parse(require('fs').readFileSync(0,'utf8'));"
+        "process.stdout.write(JSON.stringify(v.map(String)))"
+    )
     done = subprocess.run(["node", "-e", script], input=json.dumps(values).encode(), capture_output=True, check=True)
     expected = json.loads(done.stdout)
     mismatches = [(v, number_text(v), e) for v, e in zip(values, expected, strict=True) if number_text(v) != e]

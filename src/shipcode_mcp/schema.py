@@ -17,8 +17,8 @@ loop kept in :class:`FlatShape`; any other schema is compiled with ``fastjsonsch
 from __future__ import annotations
 
 import math
-from math import isfinite
 from collections.abc import Callable
+from math import isfinite
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
