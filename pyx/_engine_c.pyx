@@ -558,6 +558,8 @@ cdef class Engine:
         """Write every pending answer (blocking while the reader is slow)."""
         cdef Py_ssize_t done
         while self._out_sent < self._out_len:
+            # A signal that arrives during a partial write does not make write(2) fail: look.
+            PyErr_CheckSignals()
             _write_some(fd, self._out + self._out_sent, self._out_len - self._out_sent, &done)
             self._out_sent += done
         self._out_sent = 0
