@@ -25,11 +25,12 @@ from posix.unistd cimport read, write
 
 from shipcode_mcp._log import log_exception
 from shipcode_mcp.app import TOOL_FAULTS
-from shipcode_mcp.catalogue import _UNKNOWN_TOOL, Catalogue
+from shipcode_mcp.catalogue import UNKNOWN_TOOL, Catalogue
 from shipcode_mcp import _engine_py
 from shipcode_mcp.protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR_TAIL,
+    INVALID_PARAMS,
     INVALID_REQUEST_NULL_LINE,
     METHOD_NOT_FOUND_TAIL,
     READ_SIZE,
@@ -37,6 +38,7 @@ from shipcode_mcp.protocol import (
     RESULT_MID,
     RESULT_TAIL,
     RpcError,
+    error_tail,
 )
 from shipcode_mcp.results import tool_result
 from shipcode_mcp.schema import FlatShape
@@ -66,7 +68,7 @@ cdef bytes _RESULT_TAIL = RESULT_TAIL
 cdef bytes _INVALID_NULL_LINE = INVALID_REQUEST_NULL_LINE
 cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
 cdef bytes _INTERNAL_ERROR_TAIL = INTERNAL_ERROR_TAIL
-cdef bytes _UNKNOWN_TOOL_TAIL = _UNKNOWN_TOOL.tail
+cdef bytes _UNKNOWN_TOOL_TAIL = error_tail(INVALID_PARAMS, UNKNOWN_TOOL)
 cdef bytes _TEXT_HEAD = b'{"content":[{"type":"text","text":'
 cdef bytes _TEXT_TAIL = b"}]}"
 

@@ -28,9 +28,7 @@ if TYPE_CHECKING:
 
     from .app import Server, Tool
 
-_INVALID_PARAMS = RpcError(INVALID_PARAMS, "Invalid params")
-_UNKNOWN_TOOL = RpcError(INVALID_PARAMS, "Unknown tool")
-_RESOURCE_NOT_FOUND = RpcError(RESOURCE_NOT_FOUND, "Resource not found")
+UNKNOWN_TOOL = "Unknown tool"
 _NO_ARGUMENTS: dict[str, Any] = {}  # missing "arguments" counts as {} (never mutated)
 
 
@@ -72,13 +70,13 @@ class Catalogue:
     def call_tool(self, params: dict[str, Any] | None) -> bytes:
         """``tools/call``: look the tool up, validate its arguments, run it."""
         if params is None:
-            raise _INVALID_PARAMS
+            raise RpcError(INVALID_PARAMS, "Invalid params")
         name = params.get("name")
         if type(name) is not str:
-            raise _INVALID_PARAMS
+            raise RpcError(INVALID_PARAMS, "Invalid params")
         tool = self.tools.get(name)
         if tool is None:
-            raise _UNKNOWN_TOOL
+            raise RpcError(INVALID_PARAMS, UNKNOWN_TOOL)
         try:
             arguments = tool.validate(params.get("arguments", _NO_ARGUMENTS))
         except InvalidArguments:
@@ -88,11 +86,11 @@ class Catalogue:
     def read_resource(self, params: dict[str, Any] | None) -> bytes:
         """``resources/read``: the contents of one listed resource."""
         if params is None:
-            raise _INVALID_PARAMS
+            raise RpcError(INVALID_PARAMS, "Invalid params")
         uri = params.get("uri")
         if type(uri) is not str:
-            raise _INVALID_PARAMS
+            raise RpcError(INVALID_PARAMS, "Invalid params")
         resource = self.resources.get(uri)
         if resource is None:
-            raise _RESOURCE_NOT_FOUND
+            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
         return b'{"contents":[' + dumps(resource.contents()) + b"]}"

@@ -70,8 +70,15 @@ _TEXT_APPLICATION_TYPES = frozenset(
         "image/svg+xml",
     }
 )
-_NOT_FOUND = RpcError(RESOURCE_NOT_FOUND, "Resource not found")
-_TOO_LARGE = RpcError(INTERNAL_ERROR, "Resource too large")
+
+
+def _not_found() -> RpcError:
+    return RpcError(RESOURCE_NOT_FOUND, "Resource not found")
+
+
+def _too_large() -> RpcError:
+    return RpcError(INTERNAL_ERROR, "Resource too large")
+
 _mime_table = None
 
 
@@ -136,7 +143,7 @@ class FolderResource(Resource):
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise _NOT_FOUND
+                raise _not_found()
             if info.st_size > self.max_bytes:
                 self._too_large()
             chunks = []
@@ -165,7 +172,7 @@ class FolderResource(Resource):
             dir_fd = os.open(self.root, _DIR_FLAGS)
         except OSError as error:
             if error.errno in _GONE:
-                raise _NOT_FOUND from None
+                raise _not_found() from None
             raise
         try:
             for part in self.parts[:-1]:
@@ -175,14 +182,14 @@ class FolderResource(Resource):
             return os.open(self.parts[-1], _FILE_FLAGS, dir_fd=dir_fd)
         except OSError as error:
             if error.errno in _GONE:
-                raise _NOT_FOUND from None
+                raise _not_found() from None
             raise
         finally:
             os.close(dir_fd)
 
     def _too_large(self) -> None:
         log("warning", f"{self.uri} is larger than the resource size cap ({self.max_bytes} bytes); not served")
-        raise _TOO_LARGE
+        raise _too_large()
 
 
 def _regular_files(root: str) -> Iterator[str]:

@@ -25,7 +25,11 @@ RESULT_TAIL = b"}\n"
 
 
 class RpcError(Exception):
-    """A JSON-RPC error answer: raised by method handlers, written by the engines."""
+    """A JSON-RPC error answer: raised by method handlers, written by the engines.
+
+    Raise a new instance each time (they are cheap: the encoded tail is cached). Re-raising
+    one shared instance would keep extending its traceback, and memory with it.
+    """
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(code, message)
@@ -35,11 +39,17 @@ class RpcError(Exception):
         self.tail = error_tail(code, message)
 
 
-def error_tail(code: int, message: str) -> bytes:
-    """Encode `,"error":{"code":..,"message":..}}` and the newline for one error."""
-    from .jsontext import dumps
+_tails: dict[tuple[int, str], bytes] = {}
 
-    return b',"error":{"code":%d,"message":%s}}\n' % (code, dumps(message))
+
+def error_tail(code: int, message: str) -> bytes:
+    """Encode `,"error":{"code":..,"message":..}}` and the newline for one error (cached)."""
+    tail = _tails.get((code, message))
+    if tail is None:
+        from .jsontext import dumps
+
+        tail = _tails[(code, message)] = b',"error":{"code":%d,"message":%s}}\n' % (code, dumps(message))
+    return tail
 
 
 # Errors whose id is always null are written whole.
