@@ -131,6 +131,5 @@ def number_text(value: int | float) -> str:
     return sign + body
 
 
-def dumps(value: object) -> bytes:
-    """Compact JSON, UTF-8 as is: the one serializer both engines use."""
-    return orjson.dumps(value)
+#: Compact JSON, UTF-8 as is: the one serializer both engines use (orjson, default options).
+dumps = orjson.dumps
