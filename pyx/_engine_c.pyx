@@ -23,7 +23,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.unistd cimport read, write
 
-from shipcode_mcp._log import log_exception
+from shipcode_mcp._log import log, log_exception
 from shipcode_mcp.app import TOOL_FAULTS
 from shipcode_mcp.catalogue import UNKNOWN_TOOL, Catalogue
 from shipcode_mcp import _engine_py
@@ -707,15 +707,21 @@ cdef class Engine:
         return 0
 
     cdef int _call(self, const char* rid, Py_ssize_t rid_len, route, params, method) except -1:
+        """Answer with a handler's result: the pure engine's handler branch, mirrored."""
         try:
             body = route(params)
         except RpcError as error:
             self._emit_answer(rid, rid_len, error.tail)
+            error.__traceback__ = None  # a shared instance raised again must not grow
         except Exception:
             log_exception(f"internal error answering {method!r}")
             self._emit_answer(rid, rid_len, _INTERNAL_ERROR_TAIL)
         else:
-            self._emit_result(rid, rid_len, body)
+            if type(body) is bytes:
+                self._emit_result(rid, rid_len, <bytes>body)
+            else:
+                log("error", f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes")
+                self._emit_answer(rid, rid_len, _INTERNAL_ERROR_TAIL)
         return 0
 
     # -- the fast path -------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from orjson import JSONDecodeError
 from orjson import loads as _loads
 
-from ._log import log_exception
+from ._log import log, log_exception
 from .jsontext import dumps, is_overflow_error, loads_overflowing
 from .protocol import (
     BLANK_BYTES,
@@ -42,15 +42,20 @@ IMPLEMENTATION = "pure"
 _MISSING = object()
 
 
-def write_some(fd: int, data: memoryview) -> int:
-    """One write of ``data`` to ``fd``; waits while a non-blocking fd is full. Returns bytes written."""
-    while True:
-        try:
-            return os.write(fd, data)
-        except BlockingIOError:
-            import select
+#: On the way out after a stop, give up on a reader that takes nothing for this long.
+STOP_FLUSH_IDLE_MS = 1000
+#: Bytes per write on the way out: at most PIPE_BUF, so a write to a pipe reported
+#: writable cannot block.
+STOP_FLUSH_PIECE = 4096
 
-            select.select([], [fd], [])
+
+def _wait(fd: int, event: int, timeout_ms: int | None = None) -> bool:
+    """Wait until ``fd`` is ready for ``event`` (``select.POLLIN``/``POLLOUT``); False on timeout."""
+    import select
+
+    poller = select.poll()
+    poller.register(fd, event)
+    return bool(poller.poll(timeout_ms))
 
 
 def read_some(fd: int) -> bytes:
@@ -59,9 +64,25 @@ def read_some(fd: int) -> bytes:
         try:
             return os.read(fd, READ_SIZE)
         except BlockingIOError:
-            import select
+            _wait(fd, 1)  # POLLIN
 
-            select.select([fd], [], [])
+
+def flush_on_stop(fd: int, data: bytes) -> None:
+    """Best effort on the way out: write ``data`` while the reader takes it.
+
+    Gives up once the output has stayed full for :data:`STOP_FLUSH_IDLE_MS`, so a reader
+    that stopped reading cannot hold the server; writes at most :data:`STOP_FLUSH_PIECE`
+    bytes once writable, so no write blocks. Errors (a closed output) are ignored.
+    """
+    view = memoryview(data)
+    try:
+        while view and _wait(fd, 4, STOP_FLUSH_IDLE_MS):  # POLLOUT
+            try:
+                view = view[os.write(fd, view[:STOP_FLUSH_PIECE]) :]
+            except BlockingIOError:
+                pass
+    except OSError:
+        pass
 
 
 class Engine:
@@ -77,8 +98,7 @@ class Engine:
         self._partial = bytearray()  # start of a line whose \n has not arrived yet
         self._skipping = False  # inside an oversize line: discard up to its \n
         self._skipped_blank = True  # whether every byte discarded so far was blank
-        self._out: list[bytes] = []  # complete answers not yet written
-        self._pending = memoryview(b"")  # the part of a drained chunk not yet written (serve)
+        self._out: list = []  # complete answers not yet written (see _flush)
         #: True once ``notifications/initialized`` has arrived.
         self.initialized = False
 
@@ -131,17 +151,22 @@ class Engine:
             self._hold(rest)
 
     def _hold(self, data: bytes) -> None:
-        """Keep the start of an unterminated line, or discard it once it is too long."""
+        """Keep the start of an unterminated line, or discard it once it is too long.
+
+        What is held never exceeds the limit: an oversize line is discarded as it streams in.
+        """
         if self._skipping:
             self._skip(data)
             return
-        self._partial += data
         # One byte of slack: a trailing \r does not count towards the limit.
-        if len(self._partial) > self._max + 1:
+        if len(self._partial) + len(data) > self._max + 1:
             self._skipping = True
             self._skipped_blank = True
             self._skip(self._partial)
+            self._skip(data)
             self._partial = bytearray()
+            return
+        self._partial += data
 
     def _skip(self, data: bytes | bytearray) -> None:
         if self._skipped_blank and data.strip(BLANK_BYTES):
@@ -217,11 +242,21 @@ class Engine:
                 body = route(None if params is _MISSING else params)
             except RpcError as error:
                 out += (RESPONSE_HEAD, id_bytes, error.tail)
+                # A handler raising one shared instance again and again would extend its
+                # traceback (keeping every frame alive) with each answer.
+                error.__traceback__ = None
             except Exception:
                 log_exception(f"internal error answering {method!r}")
                 out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
             else:
-                out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
+                if type(body) is bytes:
+                    out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
+                else:
+                    log(
+                        "error",
+                        f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes",
+                    )
+                    out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -245,24 +280,37 @@ class Engine:
             raise
 
     def _flush(self, fd: int) -> None:
-        """Write every pending answer (blocking while the reader is slow)."""
-        if self._out:
-            self._pending = memoryview(self._drain())
-        pending = self._pending
-        while pending:
-            pending = self._pending = pending[write_some(fd, pending) :]
+        """Write every pending answer (blocking while the reader is slow), in one write.
+
+        Exact under a stop signal, whose handler raises at any bytecode boundary: answers
+        stay in ``_out`` until written. Once its write has begun, the head of ``_out`` is
+        ``[chunk, written, written, ...]``, and the byte count of each write is appended by
+        ``list.extend`` over ``map(os.write, ...)``: inside C code, before any handler can
+        run. So what is left to write is always known (:meth:`_unsent`), and nothing is
+        lost or written twice.
+        """
+        out = self._out
+        while out:
+            head = out[0]
+            if type(head) is not list:
+                head = [b"".join(out)]
+                out[:] = (head,)  # one step: no answer is ever in two places
+            chunk = head[0]
+            done = sum(head[1:])
+            while done < len(chunk):
+                try:
+                    head.extend(map(os.write, (fd,), (memoryview(chunk)[done:] if done else chunk,)))
+                except BlockingIOError:
+                    _wait(fd, 4)  # POLLOUT
+                done = sum(head[1:])
+            del out[0]
+
+    def _unsent(self) -> bytes:
+        """The answers computed but not yet written."""
+        return b"".join(item[0][sum(item[1:]) :] if type(item) is list else item for item in self._out)
 
     def _flush_soon(self, fd: int) -> None:
-        """Best effort on the way out: write pending answers while the reader takes them within 1 s."""
-        import select
-
-        if self._out:
-            self._pending = memoryview(bytes(self._pending) + self._drain())
-        pending = self._pending
-        try:
-            while pending and select.select([], [fd], [], 1.0)[1]:
-                # At most PIPE_BUF bytes once writable: the write cannot block.
-                pending = self._pending = pending[write_some(fd, pending[:4096]) :]
-        except OSError:
-            pass
-        self._pending = memoryview(b"")
+        """On the way out: write what is left while the reader takes it (see :func:`flush_on_stop`)."""
+        data = self._unsent()
+        self._out.clear()
+        flush_on_stop(fd, data)

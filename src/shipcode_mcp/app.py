@@ -143,12 +143,17 @@ class Tool:
 
     def failed(self, error: BaseException) -> bytes:
         """The result of a call that raised ``error``; call it inside the ``except`` block."""
-        if isinstance(error, ToolError):
-            return error_result(str(error))
-        from ._log import log_exception
+        try:
+            if isinstance(error, ToolError):
+                return error_result(str(error))
+            from ._log import log_exception
 
-        log_exception(f"tool {self.name!r} failed")
-        return error_result(f"Tool {self.name} failed")
+            log_exception(f"tool {self.name!r} failed")
+            return error_result(f"Tool {self.name} failed")
+        finally:
+            # A tool raising one shared instance again and again would extend its traceback
+            # (keeping every frame alive) with each call.
+            error.__traceback__ = None
 
 
 class Resource:
