@@ -45,21 +45,57 @@ def guard_stdout() -> int:
     return protocol_fd
 
 
+_STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
 def _stop(signum: int, frame: object) -> None:
+    ignore_stop_signals()  # a second signal must not interrupt the way out
     raise ServerStop(signum)
+
+
+def handle_stop_signals() -> None:
+    """Make SIGTERM, SIGINT and SIGHUP stop serving: pending answers are flushed, exit 0."""
+    import signal
+
+    for name in _STOP_SIGNALS:
+        signal.signal(getattr(signal, name), _stop)
+
+
+def ignore_stop_signals() -> None:
+    """From now on the server is on its way out: further stop signals change nothing."""
+    import signal
+
+    for name in _STOP_SIGNALS:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+def standard_descriptors_ready() -> bool:
+    """Put /dev/null on a closed stdin or stderr; False when stdout is closed (no one to answer)."""
+    for fd, mode in ((0, os.O_RDONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, mode)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            if fd == 2 and sys.stderr is None:
+                sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+    try:
+        os.fstat(1)
+    except OSError:
+        return False
+    return True
 
 
 def serve_app(app: Server, max_message_bytes: int | None = None) -> int:
     """Serve ``app`` on stdin/stdout until EOF, a closed stdout, SIGTERM or SIGINT; return 0."""
-    import signal
-
     from . import _log
     from ._engine import IMPLEMENTATION, Engine
 
     protocol_fd = guard_stdout()
     engine = Engine(app.catalogue(), max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, _stop)
+    handle_stop_signals()
     _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
     try:
         engine.serve(0, protocol_fd)
@@ -69,6 +105,8 @@ def serve_app(app: Server, max_message_bytes: int | None = None) -> int:
         _log.log("info", f"stopped by signal {stop.args[0]}")
     else:
         _log.log("info", "end of input; exiting")
+    finally:
+        ignore_stop_signals()
     return EXIT_OK
 
 
@@ -263,6 +301,16 @@ def build_parser():  # -> argparse.ArgumentParser
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``shipcode-mcp`` and ``python -m shipcode_mcp``."""
+    handle_stop_signals()  # from the start: a stop during start-up is quiet too
+    try:
+        return _main(argv)
+    except ServerStop:
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    if not standard_descriptors_ready():
+        return EXIT_OK
     from . import _log
 
     args = build_parser().parse_args(argv)
