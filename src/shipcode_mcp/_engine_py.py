@@ -203,9 +203,7 @@ class Engine:
             return
         get = message.get
         request_id = get("id", _MISSING)
-        if type(request_id) is int:
-            id_bytes = b"%d" % request_id
-        elif type(request_id) is str:
+        if type(request_id) is int or type(request_id) is str:
             id_bytes = dumps(request_id)
         elif request_id is _MISSING:
             id_bytes = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .results import error_result, text_result, tool_result
+from .results import error_result, tool_result
 from .schema import compile_output_check, compile_validator, infer_input_schema
 
 if TYPE_CHECKING:
@@ -125,11 +125,10 @@ class Tool:
             value = self.func(**arguments)
             if self.is_async:
                 value = run_coroutine(value)
-            if self.check_output is not None:
-                self.check_output(value)
-            elif type(value) is str:  # the common case, inline
-                return text_result(value)
-            return tool_result(value, self.check_output is not None)
+            if self.check_output is None:
+                return tool_result(value)
+            self.check_output(value)
+            return tool_result(value, True)
         except TOOL_FAULTS as error:
             return self.failed(error)
 

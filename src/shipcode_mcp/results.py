@@ -33,8 +33,10 @@ def tool_result(value: object, structured: bool = False) -> bytes:
     """Encode a tool function's return value as a result body."""
     kind = type(value)
     if kind is str:
-        return text_result(value)
-    if kind is int or kind is float:
+        return _TEXT_HEAD + dumps(value) + _TEXT_TAIL
+    if kind is int:
+        return b'%b"%d"%b' % (_TEXT_HEAD, value, _TEXT_TAIL)  # digits need no escaping
+    if kind is float:
         return text_result(number_text(value))
     if kind is bool:
         return text_result("true" if value else "false")
