@@ -875,3 +875,22 @@ def test_serve_raises_broken_pipe_when_the_reader_is_gone(engine_module) -> None
     for fd in (in_r, in_w, out_w):
         os.close(fd)
     assert [type(error) for error in errors] == [BrokenPipeError]
+
+
+def test_answers_waiting_to_be_written_cost_little_memory(engine_module) -> None:
+    """orjson's output objects hold a 4 KiB buffer each: none may wait per answer in memory."""
+    import tracemalloc
+
+    from conftest import default_catalogue
+
+    engine = engine_module.Engine(default_catalogue())
+    count = 10_000
+    data = b"".join(b'{"jsonrpc":"2.0","id":"s%d","method":"ping"}\n' % i for i in range(count))
+    tracemalloc.start()
+    try:
+        out = engine.feed(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.count(b"\n") == count
+    assert peak < 400 * count  # answers are ~40 bytes; 4 KiB each would be 40 MB

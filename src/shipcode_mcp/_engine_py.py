@@ -203,8 +203,12 @@ class Engine:
             return
         get = message.get
         request_id = get("id", _MISSING)
-        if type(request_id) is int or type(request_id) is str:
-            id_bytes = dumps(request_id)
+        if type(request_id) is int:
+            id_bytes = b"%d" % request_id
+        elif type(request_id) is str:
+            # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
+            # output list until it is written.
+            id_bytes = b"%b" % dumps(request_id)
         elif request_id is _MISSING:
             id_bytes = None
         else:
