@@ -78,6 +78,7 @@ class Tool:
         "validate",
         "is_async",
         "check_output",
+        "plain",
     )
 
     def __init__(
@@ -100,6 +101,9 @@ class Tool:
         self.validate = compile_validator(self.input_schema)
         self.is_async = is_coroutine_function(func)
         self.check_output = None if output_schema is None else compile_output_check(output_schema)
+        #: True when :meth:`invoke` is just ``func(**arguments)`` then :func:`tool_result`:
+        #: callers may then call ``func`` themselves (and :meth:`failed` if it raises).
+        self.plain = not self.is_async and self.check_output is None
 
     def listing(self) -> dict[str, Any]:
         """The tool's entry in ``tools/list``."""
@@ -131,14 +135,6 @@ class Tool:
             return tool_result(value, True)
         except TOOL_FAULTS as error:
             return self.failed(error)
-
-    @property
-    def plain(self) -> bool:
-        """True when :meth:`invoke` is just ``func(**arguments)`` then :func:`tool_result`.
-
-        The compiled engine calls such tools itself, and :meth:`invoke` for all others.
-        """
-        return not self.is_async and self.check_output is None
 
     def failed(self, error: BaseException) -> bytes:
         """The result of a call that raised ``error``; call it inside the ``except`` block."""

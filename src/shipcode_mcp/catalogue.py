@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .app import TOOL_FAULTS
 from .jsontext import dumps
 from .protocol import (
     INVALID_PARAMS,
@@ -20,7 +21,7 @@ from .protocol import (
     RESULT_TAIL,
     RpcError,
 )
-from .results import error_result
+from .results import error_result, tool_result
 from .schema import InvalidArguments
 
 if TYPE_CHECKING:
@@ -81,7 +82,12 @@ class Catalogue:
             arguments = tool.validate(params.get("arguments", _NO_ARGUMENTS))
         except InvalidArguments:
             return self.invalid_arguments[name]
-        return tool.invoke(arguments)
+        if not tool.plain:
+            return tool.invoke(arguments)
+        try:  # Tool.invoke without its frame: the common case
+            return tool_result(tool.func(**arguments))
+        except TOOL_FAULTS as error:
+            return tool.failed(error)
 
     def read_resource(self, params: dict[str, Any] | None) -> bytes:
         """``resources/read``: the contents of one listed resource."""
