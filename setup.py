@@ -34,6 +34,10 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:
+            # A module left by an earlier build must not ship as if this one had worked.
+            stale = self.get_ext_fullpath(ext.name)
+            if os.path.exists(stale):
+                os.remove(stale)
             self.fail(error)
         else:
             banner(f"compiled engine built ({ext.name})")
