@@ -40,6 +40,23 @@ MiB = 1024 * 1024
 BOUNDED_SECONDS = 30
 
 
+def answers_and_peak(engine_name: str, data: bytes, length: int, *args: str) -> tuple[bytes, float]:
+    """Send ``data``, read ``length`` bytes of answers, then end the session cleanly.
+
+    Returns the answers and the server's peak RSS (MiB) while it answered.
+    """
+    with ServerProcess(engine_name, *args) as server:
+        server.start_writer(data, close=False)
+        out = server.read_exactly(length, timeout=300)
+        peak = server.peak_rss_mib()
+        server.wait_writer()
+        server.close_stdin()
+        assert server.read_to_eof() == b""
+        assert server.wait().status == 0
+        assert server.stderr() == b""
+    return out, peak
+
+
 @pytest.fixture
 def soak(request: pytest.FixtureRequest) -> None:
     """Skip unless soak tests were asked for (``-m soak`` or ``SHIPCODE_MCP_SOAK=1``)."""
@@ -85,15 +102,7 @@ def check_giant_lines(engine_name: str, limit: int, size: int, extra_mib: float,
     data, expected = giant_line_session(limit, size, at_limit)
     args = () if limit == 16 * MiB else ("--max-message-bytes", str(limit))
     baseline = baseline_rss_mib(engine_name, *args)
-    with ServerProcess(engine_name, *args) as server:
-        server.start_writer(data, close=False)
-        out = server.read_exactly(len(expected), timeout=300)
-        peak = server.peak_rss_mib()
-        server.wait_writer()
-        server.close_stdin()
-        assert server.read_to_eof() == b""
-        assert server.wait().status == 0
-        assert server.stderr() == b""
+    out, peak = answers_and_peak(engine_name, data, len(expected), *args)
     assert out == expected
     assert peak < baseline + extra_mib, f"peak RSS {peak:.1f} MiB, baseline {baseline:.1f} MiB"
     return peak
@@ -279,15 +288,7 @@ def test_memory_stays_flat_under_a_flood_of_errors(engine_name: str) -> None:
         b"".join(HEAD + b'1,"error":{"code":%s,"message":"%s"}}\n' % (code, text) for _, code, text in requests) * count
     )
     baseline = baseline_rss_mib(engine_name)
-    with ServerProcess(engine_name) as server:
-        server.start_writer(data, close=False)
-        out = server.read_exactly(len(expected), timeout=300)
-        peak = server.peak_rss_mib()
-        server.wait_writer()
-        server.close_stdin()
-        assert server.read_to_eof() == b""
-        assert server.wait().status == 0
-        assert server.stderr() == b""
+    out, peak = answers_and_peak(engine_name, data, len(expected))
     assert out == expected
     assert peak < baseline + 12, f"peak RSS {peak:.1f} MiB, baseline {baseline:.1f} MiB"
 
