@@ -14,11 +14,9 @@ line handler, so the rules are written once.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_New, PyDict_SetItem
 from cpython.exc cimport PyErr_CheckSignals, PyErr_SetFromErrno
-from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
-from cpython.object cimport PyObject_Str
+from cpython.long cimport PyLong_FromLongLong
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
-from libc.stdio cimport snprintf
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.unistd cimport read, write
@@ -40,7 +38,7 @@ from shipcode_mcp.protocol import (
     RpcError,
     error_tail,
 )
-from shipcode_mcp.results import tool_result
+from shipcode_mcp.results import TEXT_HEAD, TEXT_TAIL, tool_result
 from shipcode_mcp.schema import FlatShape
 
 cdef extern from "Python.h":
@@ -69,8 +67,8 @@ cdef bytes _INVALID_NULL_LINE = INVALID_REQUEST_NULL_LINE
 cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
 cdef bytes _INTERNAL_ERROR_TAIL = INTERNAL_ERROR_TAIL
 cdef bytes _UNKNOWN_TOOL_TAIL = error_tail(INVALID_PARAMS, UNKNOWN_TOOL)
-cdef bytes _TEXT_HEAD = b'{"content":[{"type":"text","text":'
-cdef bytes _TEXT_TAIL = b"}]}"
+cdef bytes _TEXT_HEAD = TEXT_HEAD
+cdef bytes _TEXT_TAIL = TEXT_TAIL
 
 # Route kinds.
 DEF R_CONST = 1
@@ -891,8 +889,6 @@ cdef class Engine:
                 result = tool.func(**kwargs)
                 if text_member != NULL and result is text_arg:
                     unchanged = True
-                elif type(result) is int:
-                    body = self._int_text(result)
                 else:
                     body = tool_result(result, False)
             except TOOL_FAULTS as error:
@@ -907,18 +903,6 @@ cdef class Engine:
         else:
             self._emit_result(rid, rid_len, body)
         return 1
-
-    cdef bytes _int_text(self, value):
-        cdef int overflow = 0
-        cdef long long number = PyLong_AsLongLongAndOverflow(value, &overflow)
-        cdef char digits[32]
-        cdef int n
-        if overflow:
-            text = PyObject_Str(value).encode("ascii")
-        else:
-            n = snprintf(digits, 32, "%lld", number)
-            text = PyBytes_FromStringAndSize(digits, n)
-        return _TEXT_HEAD + b'"' + text + b'"' + _TEXT_TAIL
 
     # -- the loop ------------------------------------------------------------------------
 

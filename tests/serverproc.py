@@ -11,12 +11,12 @@ import random
 import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-SERVER_COMMAND = [sys.executable, "-m", "shipcode_mcp"]
+from conftest import SERVER_COMMAND, engine_env
+
 CORPUS = Path(__file__).with_name("corpus")
 
 # -- expected bytes ------------------------------------------------------------------------
@@ -135,14 +135,6 @@ def corpus_messages() -> list[bytes]:
     return lines
 
 
-def env_for(engine_name: str) -> dict[str, str]:
-    """Environment that makes ``shipcode-mcp`` run the given engine."""
-    env = {k: v for k, v in os.environ.items() if k != "SHIPCODE_MCP_NO_EXTENSIONS"}
-    if engine_name == "pure":
-        env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
-    return env
-
-
 # -- the real server -----------------------------------------------------------------------
 
 
@@ -173,7 +165,7 @@ class ServerProcess:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=env_for(engine_name),
+            env=engine_env(engine_name),
             bufsize=0,
         )
         self.pid = self.proc.pid

@@ -376,14 +376,15 @@ def test_descriptor_closed_before_start(engine_name: str, redirect: str) -> None
     import shlex
     import subprocess
 
-    from serverproc import SERVER_COMMAND, env_for
+    from conftest import engine_env
+    from serverproc import SERVER_COMMAND
 
     command = " ".join(shlex.quote(part) for part in SERVER_COMMAND)
     done = subprocess.run(
         ["sh", "-c", f"exec {command} {redirect}"],
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        env=env_for(engine_name),
+        env=engine_env(engine_name),
         timeout=60,
         check=False,
     )

@@ -40,6 +40,7 @@ class RpcError(Exception):
 
 
 _tails: dict[tuple[int, str], bytes] = {}
+_MAX_CACHED_TAILS = 256  # handlers may build messages from data: the cache must stay small
 
 
 def error_tail(code: int, message: str) -> bytes:
@@ -48,7 +49,9 @@ def error_tail(code: int, message: str) -> bytes:
     if tail is None:
         from .jsontext import dumps
 
-        tail = _tails[(code, message)] = b',"error":{"code":%d,"message":%s}}\n' % (code, dumps(message))
+        tail = b',"error":{"code":%d,"message":%s}}\n' % (code, dumps(message))
+        if len(_tails) < _MAX_CACHED_TAILS:
+            _tails[(code, message)] = tail
     return tail
 
 

@@ -13,29 +13,30 @@ from __future__ import annotations
 
 from .jsontext import dumps, number_text
 
-_TEXT_HEAD = b'{"content":[{"type":"text","text":'
-_TEXT_TAIL = b"}]}"
+#: A result body holding one text block is TEXT_HEAD + the JSON string + TEXT_TAIL.
+TEXT_HEAD = b'{"content":[{"type":"text","text":'
+TEXT_TAIL = b"}]}"
 _ERROR_TAIL = b'}],"isError":true}'
 EMPTY_CONTENT = b'{"content":[]}'
 
 
 def text_result(text: str) -> bytes:
     """A successful result holding one text block."""
-    return _TEXT_HEAD + dumps(text) + _TEXT_TAIL
+    return TEXT_HEAD + dumps(text) + TEXT_TAIL
 
 
 def error_result(text: str) -> bytes:
     """A failed tool call (``isError``) holding one text block."""
-    return _TEXT_HEAD + dumps(text) + _ERROR_TAIL
+    return TEXT_HEAD + dumps(text) + _ERROR_TAIL
 
 
 def tool_result(value: object, structured: bool = False) -> bytes:
     """Encode a tool function's return value as a result body."""
     kind = type(value)
     if kind is str:
-        return _TEXT_HEAD + dumps(value) + _TEXT_TAIL
+        return TEXT_HEAD + dumps(value) + TEXT_TAIL
     if kind is int:
-        return b'%b"%d"%b' % (_TEXT_HEAD, value, _TEXT_TAIL)  # digits need no escaping
+        return b'%b"%d"%b' % (TEXT_HEAD, value, TEXT_TAIL)  # digits need no escaping
     if kind is float:
         return text_result(number_text(value))
     if kind is bool:
@@ -45,8 +46,8 @@ def tool_result(value: object, structured: bool = False) -> bytes:
     if kind is dict:
         body = dumps(value)
         if structured:
-            return _TEXT_HEAD + dumps(body.decode()) + b'}],"structuredContent":' + body + b"}"
-        return _TEXT_HEAD + dumps(body.decode()) + _TEXT_TAIL
+            return TEXT_HEAD + dumps(body.decode()) + b'}],"structuredContent":' + body + b"}"
+        return TEXT_HEAD + dumps(body.decode()) + TEXT_TAIL
     if kind is list:
         if all(type(block) is dict and "type" in block for block in value):
             return b'{"content":' + dumps(value) + b"}"
