@@ -7,8 +7,9 @@ accepts only a strict subset of JSON for which it can prove its answer equals th
 engine's: objects with the keys ``jsonrpc``/``id``/``method``/``params``, strings without
 escapes or control characters (valid UTF-8, so their JSON text is exactly what orjson would
 write), integers of at most 18 digits, finite numbers, ``true``/``false``/``null``, and one
-level of nested ``arguments``. Any other line goes to the slow path: the pure engine's own
-line handler, so the rules are written once.
+level of nested ``arguments``. Any other line goes to the slow path: the line rules of
+:mod:`shipcode_mcp.lines`, which the pure engine runs for every line, so the rules are
+written once. The public methods are the pure engine's (see its docstring).
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -19,15 +20,15 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyU
 from libc.errno cimport EAGAIN, EINTR, errno
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from posix.unistd cimport read, write
 
-from shipcode_mcp._log import log, log_exception
-from shipcode_mcp.app import TOOL_FAULTS
-from shipcode_mcp.catalogue import UNKNOWN_TOOL, Catalogue
-from shipcode_mcp import _engine_py
+from shipcode_mcp.catalogue import UNKNOWN_TOOL
+from shipcode_mcp.errors import TOOL_FAULTS
+from shipcode_mcp.lines import LineRules
 from shipcode_mcp.protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
-    INTERNAL_ERROR_TAIL,
+    FLUSH_DELAY,
     INVALID_PARAMS,
     INVALID_REQUEST_NULL_LINE,
     METHOD_NOT_FOUND_TAIL,
@@ -35,11 +36,11 @@ from shipcode_mcp.protocol import (
     RESPONSE_HEAD,
     RESULT_MID,
     RESULT_TAIL,
-    RpcError,
+    STOP_FLUSH_IDLE_MS,
+    STOP_FLUSH_PIECE,
     error_tail,
 )
 from shipcode_mcp.results import TEXT_HEAD, TEXT_TAIL, tool_result
-from shipcode_mcp.schema import FlatShape
 
 cdef extern from "Python.h":
     ctypedef struct PyObject
@@ -65,7 +66,9 @@ cdef bytes _RESULT_MID = RESULT_MID
 cdef bytes _RESULT_TAIL = RESULT_TAIL
 cdef bytes _INVALID_NULL_LINE = INVALID_REQUEST_NULL_LINE
 cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
-cdef bytes _INTERNAL_ERROR_TAIL = INTERNAL_ERROR_TAIL
+cdef double _FLUSH_DELAY = FLUSH_DELAY
+cdef int _STOP_FLUSH_IDLE_MS = STOP_FLUSH_IDLE_MS
+cdef Py_ssize_t _STOP_FLUSH_PIECE = STOP_FLUSH_PIECE
 cdef bytes _UNKNOWN_TOOL_TAIL = error_tail(INVALID_PARAMS, UNKNOWN_TOOL)
 cdef bytes _TEXT_HEAD = TEXT_HEAD
 cdef bytes _TEXT_TAIL = TEXT_TAIL
@@ -329,18 +332,18 @@ cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nest
 
 cdef class _Route:
     cdef bytes method
+    cdef str name
     cdef int kind
     cdef bytes answer      # R_CONST: the bytes after the id
     cdef object handler    # R_READ / R_OTHER
 
 
 cdef class _FastTool:
-    """A tool whose arguments form a flat shape, validated straight from the input bytes."""
+    """A plain tool whose arguments form a flat shape, validated straight from the input bytes."""
     cdef bytes name
-    cdef object tool
     cdef object func
+    cdef object failed     # failed(error) -> the result body of a call that raised
     cdef bytes invalid     # its "Invalid arguments for <tool>" result body
-    cdef bint plain        # called here; otherwise through Tool.invoke
     cdef int count
     cdef list field_names  # bytes
     cdef list field_keys   # str
@@ -379,6 +382,12 @@ cdef object _value(Member* m):
     if m.kind == V_FALSE:
         return False
     return None
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 cdef inline int _wait(int fd, short events, int timeout_ms) except -1:
@@ -431,9 +440,12 @@ cdef class Engine:
     cdef Py_ssize_t _out_len
     cdef Py_ssize_t _out_sent
     cdef Py_ssize_t _out_cap
-    cdef object _slow         # a pure engine over the same catalogue: the slow path
-    cdef object _slow_line
-    cdef list _slow_out
+    cdef object _rules        # the line rules: the slow path
+    cdef object _rules_line
+    cdef list _rules_out
+    cdef bytes _stash         # input left unread while paused
+    cdef int _fd              # the output while serving, else -1
+    cdef double _since        # when the oldest unwritten answer may have been computed
 
     implementation = IMPLEMENTATION
 
@@ -451,9 +463,13 @@ cdef class Engine:
         self._partial_len = 0
         self._out_len = 0
         self._out_sent = 0
-        self._slow = _engine_py.Engine(catalogue, max_message_bytes)
-        self._slow_line = self._slow._line
-        self._slow_out = self._slow._out
+        self._stash = b""
+        self._fd = -1
+        self._since = 0
+        self._rules = LineRules(catalogue, max_message_bytes)
+        self._rules_line = self._rules.line
+        self._rules_out = self._rules.out
+        catalogue.session.emit = self.emit
         self._route_table = []
         self._tools = []
         cdef _Route route
@@ -461,12 +477,13 @@ cdef class Engine:
         for method, target in self._routes.items():
             route = _Route()
             route.method = method.encode("utf-8")
+            route.name = method
             if type(target) is bytes:
                 route.kind = R_CONST
                 route.answer = target
-            elif getattr(target, "__func__", None) is Catalogue.call_tool:
+            elif target == catalogue.call_tool:
                 route.kind = R_TOOLS_CALL
-            elif getattr(target, "__func__", None) is Catalogue.read_resource:
+            elif target == catalogue.read_resource:
                 route.kind = R_READ
                 route.handler = target
             else:
@@ -479,20 +496,18 @@ cdef class Engine:
             self._method_len[i] = PyBytes_GET_SIZE(route.method)
         self._tool_lookup = catalogue.tools
         cdef _FastTool fast
-        for name, tool in catalogue.tools.items():
-            shape = tool.validate
-            if type(shape) is not FlatShape or len(shape.fields) > MAX_MEMBERS:
+        for spec in catalogue.fast_tools:
+            if len(spec.fields) > MAX_MEMBERS:
                 continue
             fast = _FastTool()
-            fast.name = name.encode("utf-8")
-            fast.tool = tool
-            fast.func = tool.func
-            fast.invalid = catalogue.invalid_arguments[name]
-            fast.plain = tool.plain
-            fast.count = len(shape.fields)
+            fast.name = spec.name.encode("utf-8")
+            fast.func = spec.func
+            fast.failed = spec.failed
+            fast.invalid = spec.invalid
+            fast.count = len(spec.fields)
             fast.field_names = []
             fast.field_keys = []
-            for i, (field, kind, required) in enumerate(shape.fields):
+            for i, (field, kind, required) in enumerate(spec.fields):
                 fast.field_names.append(field.encode("utf-8"))
                 fast.field_keys.append(field)
                 fast.kinds[i] = _KINDS[kind]
@@ -502,7 +517,7 @@ cdef class Engine:
     @property
     def initialized(self):
         """True once ``notifications/initialized`` has arrived."""
-        return self._slow.initialized
+        return self._rules.initialized
 
     def __dealloc__(self):
         free(self._partial)
@@ -567,13 +582,13 @@ cdef class Engine:
         return 0
 
     cdef int _flush_soon(self, int fd) except -1:
-        """Best effort on the way out: write pending answers while the reader takes them within 1 s."""
+        """Best effort on the way out: write pending answers while the reader takes them (see the pure twin)."""
         cdef Py_ssize_t done
         cdef Py_ssize_t n
         try:
-            while self._out_sent < self._out_len and _wait(fd, POLLOUT, 1000):
+            while self._out_sent < self._out_len and _wait(fd, POLLOUT, _STOP_FLUSH_IDLE_MS):
                 # At most PIPE_BUF bytes once writable: the write cannot block.
-                n = min(self._out_len - self._out_sent, 4096)
+                n = min(self._out_len - self._out_sent, _STOP_FLUSH_PIECE)
                 _write_some(fd, self._out + self._out_sent, n, &done)
                 self._out_sent += done
         except OSError:
@@ -655,10 +670,12 @@ cdef class Engine:
         return 0
 
     cdef int _take(self, const unsigned char* data, Py_ssize_t n) except -1:
+        """Frame lines and judge them; 1 when input paused (the rest is stashed)."""
         cdef const unsigned char* p = data
         cdef const unsigned char* end = data + n
         cdef const unsigned char* nl
         cdef Py_ssize_t held
+        cdef int paused
         if self._skipping or self._partial_len:
             nl = <const unsigned char*>memchr(p, 10, end - p)
             if nl == NULL:
@@ -674,58 +691,66 @@ cdef class Engine:
                 else:
                     held = self._partial_len
                     self._partial_len = 0
-                    self._line(self._partial, held)
+                    paused = self._line(self._partial, held)
                     self._release_partial()
+                    if paused:
+                        self._stash = PyBytes_FromStringAndSize(<const char*>nl + 1, end - nl - 1)
+                        return 1
             p = nl + 1
         while p < end:
             nl = <const unsigned char*>memchr(p, 10, end - p)
             if nl == NULL:
                 self._hold(p, end - p)
                 return 0
-            self._line(p, nl - p)
+            if self._line(p, nl - p):
+                self._stash = PyBytes_FromStringAndSize(<const char*>nl + 1, end - nl - 1)
+                return 1
             p = nl + 1
         return 0
 
     # -- one line ------------------------------------------------------------------------
 
     cdef int _line(self, const unsigned char* p, Py_ssize_t n) except -1:
+        """Judge one line; 1 when input must pause."""
+        cdef int fast
         if n > self._max and (n > self._max + 1 or p[n - 1] != 13):
             if not _blank(p, n):
                 self._emit_bytes(_INVALID_NULL_LINE)
             return 0
         if n == 0:
             return 0
-        if self._fast(p, n):
-            return 0
-        # The slow path is the pure engine's own line handler: the rules exist once.
-        self._slow_line(PyBytes_FromStringAndSize(<const char*>p, n))
-        for answer in self._slow_out:
+        fast = self._fast(p, n)
+        if fast:
+            return fast - 1
+        # The slow path: the line rules, written once for both engines.
+        pause = self._rules_line(PyBytes_FromStringAndSize(<const char*>p, n))
+        self._take_rules_out()
+        return 1 if pause else 0
+
+    cdef int _take_rules_out(self) except -1:
+        for answer in self._rules_out:
             self._emit_bytes(<bytes>answer)
-        self._slow_out.clear()
+        self._rules_out.clear()
         return 0
 
-    cdef int _call(self, const char* rid, Py_ssize_t rid_len, route, params, method) except -1:
-        """Answer with a handler's result: the pure engine's handler branch, mirrored."""
-        try:
-            body = route(params)
-        except RpcError as error:
-            self._emit_answer(rid, rid_len, error.tail)
-            error.__traceback__ = None  # a shared instance raised again must not grow
-        except Exception:
-            log_exception(f"internal error answering {method!r}")
-            self._emit_answer(rid, rid_len, _INTERNAL_ERROR_TAIL)
-        else:
-            if type(body) is bytes:
-                self._emit_result(rid, rid_len, <bytes>body)
-            else:
-                log("error", f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes")
-                self._emit_answer(rid, rid_len, _INTERNAL_ERROR_TAIL)
+    cdef inline int _due(self) except -1:
+        """While serving: write answers that waited FLUSH_DELAY, before a handler runs."""
+        cdef double now
+        if self._fd >= 0 and self._out_len > self._out_sent:
+            now = _now()
+            if now - self._since >= _FLUSH_DELAY:
+                self._flush(self._fd)
+                self._since = _now()
         return 0
+
+    def _before_handler(self):
+        self._due()
 
     # -- the fast path -------------------------------------------------------------------
 
     cdef int _fast(self, const unsigned char* line, Py_ssize_t n) except -1:
-        """Answer a line of the common shapes; 0 when the slow path must decide."""
+        """Answer a line of the common shapes: 1 when answered, 2 when answered and input
+        must pause, 0 when the slow path must decide."""
         cdef Scan s
         cdef Member top[MAX_MEMBERS]
         cdef Member params[MAX_MEMBERS]
@@ -811,8 +836,11 @@ cdef class Engine:
             return self._fast_call(id_text, id_len, params, params_count, arguments, arguments_count)
         if route.kind == R_READ and params_count == 1 and params[0].kind == V_STR \
                 and _same(params[0].key, params[0].key_len, "uri", 3):
-            self._call(id_text, id_len, route.handler, {"uri": _value(&params[0])}, "resources/read")
-            return 1
+            pause = self._rules.handle(
+                PyBytes_FromStringAndSize(id_text, id_len), route.name, route.handler, {"uri": _value(&params[0])}
+            )
+            self._take_rules_out()
+            return 2 if pause else 1
         return 0
 
     cdef int _fast_call(self, const char* rid, Py_ssize_t rid_len, Member* params, int params_count,
@@ -882,17 +910,15 @@ cdef class Engine:
                 text_arg = value
                 text_member = &arguments[i]
         cdef bint unchanged = False
-        if not tool.plain:
-            body = tool.tool.invoke(kwargs)
-        else:
-            try:
-                result = tool.func(**kwargs)
-                if text_member != NULL and result is text_arg:
-                    unchanged = True
-                else:
-                    body = tool_result(result, False)
-            except TOOL_FAULTS as error:
-                body = tool.tool.failed(error)
+        self._due()
+        try:
+            result = tool.func(**kwargs)
+            if text_member != NULL and result is text_arg:
+                unchanged = True
+            else:
+                body = tool_result(result, False)
+        except TOOL_FAULTS as error:
+            body = tool.failed(error)
         if unchanged:
             # Returned unchanged: its JSON text is the input's, quotes included.
             self._emit_answer(rid, rid_len, _RESULT_MID)
@@ -904,19 +930,21 @@ cdef class Engine:
             self._emit_result(rid, rid_len, body)
         return 1
 
-    # -- the loop ------------------------------------------------------------------------
+    # -- serving -----------------------------------------------------------------------
 
     def serve(self, int fd_in, int fd_out):
         """Answer ``fd_in`` on ``fd_out`` until EOF; answers due are written before returning.
 
-        A closed output raises :class:`BrokenPipeError`; a
-        :class:`~shipcode_mcp.protocol.ServerStop` from a signal handler stops the loop.
+        For apps whose handlers all answer at once (no deferred work). A closed output raises
+        :class:`BrokenPipeError`; a :class:`~shipcode_mcp.protocol.ServerStop` from a signal
+        handler stops the loop.
         """
         cdef Py_ssize_t size = READ_SIZE
         cdef unsigned char* buffer = <unsigned char*>malloc(size)
         cdef Py_ssize_t got
         if buffer == NULL:
             raise MemoryError()
+        self.attach(fd_out)
         try:
             while True:
                 PyErr_CheckSignals()
@@ -933,6 +961,7 @@ cdef class Engine:
                     self._finish()
                     self._flush(fd_out)
                     return
+                self._since = _now()
                 self._take(buffer, got)
                 self._flush(fd_out)
         except BaseException:
@@ -940,3 +969,38 @@ cdef class Engine:
             raise
         finally:
             free(buffer)
+
+    def attach(self, int fd_out):
+        """Serve on ``fd_out``: answers kept too long are written before the next handler runs."""
+        self._fd = fd_out
+        self._rules.before_handler = self._before_handler
+
+    def take(self, data):
+        """Judge the lines of the next chunk; true when input must pause (see :meth:`resume`)."""
+        cdef const unsigned char[:] view = data
+        self._since = _now()
+        if view.shape[0]:
+            return self._take(&view[0], view.shape[0]) == 1
+        return False
+
+    def resume(self):
+        """Judge the lines left when input paused; true when it must pause again."""
+        data = self._stash
+        self._stash = b""
+        return self.take(data)
+
+    def end_input(self):
+        """End of input: judge the unterminated last line, if any."""
+        self._finish()
+
+    def emit(self, bytes data):
+        """Queue whole lines (an answer or a notification completed outside the line order)."""
+        self._emit_bytes(data)
+
+    def flush(self):
+        """Write every queued line to the output (blocking while the reader is slow)."""
+        self._flush(self._fd)
+
+    def flush_soon(self):
+        """On the way out: write what is queued while the reader takes it."""
+        self._flush_soon(self._fd)

@@ -48,4 +48,17 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
 
     engine = engine_module.Engine(default_catalogue())
     public = {name for name in dir(engine) if not name.startswith("_")}
-    assert public == {"feed", "finish", "serve", "initialized", "implementation"}
+    assert public == {
+        "feed",
+        "finish",
+        "serve",
+        "initialized",
+        "implementation",
+        "attach",
+        "take",
+        "resume",
+        "end_input",
+        "emit",
+        "flush",
+        "flush_soon",
+    }

@@ -1,52 +1,41 @@
 """The pure-Python engine: the reference for the compiled one, byte for byte.
 
-An engine turns input bytes into output bytes. ``feed(chunk)`` takes any chunking of the
-input and returns the answers completed by it; ``finish()`` ends the input (a last line
-without ``\\n`` is still a line); ``serve(fd_in, fd_out)`` is the real loop: big reads, one
-write per chunk read, so an answer is out before the engine blocks on input again.
+An engine turns input bytes into output bytes: it frames lines, runs each through the line
+rules (:mod:`shipcode_mcp.lines`) and keeps the answers until they are written.
 
-Each line is judged in the order of the server contract (README, "Behaviour contract").
+- In process: ``feed(chunk)`` takes any chunking of the input and returns the answers
+  completed by it; ``finish()`` ends the input (a last line without ``\\n`` is still a line).
+- Serving a sync app: ``serve(fd_in, fd_out)`` is the whole loop: big reads, one write per
+  chunk read, so an answer is out before the engine blocks on input again.
+- Serving with the concurrent scheduler: ``attach(fd_out)``, then ``take(chunk)`` /
+  ``resume()`` (true when input must pause), ``end_input()``, ``emit(line)`` for answers
+  and notifications that complete later, ``flush()`` and ``flush_soon()``.
+
+While serving, an answer waits at most :data:`~shipcode_mcp.protocol.FLUSH_DELAY` for the
+work of later lines in the same chunk: before a handler runs, older answers are written.
 """
 
 from __future__ import annotations
 
 import os
+from time import monotonic
 from typing import TYPE_CHECKING
 
-from orjson import JSONDecodeError
-from orjson import loads as _loads
-
-from ._log import log, log_exception
-from .jsontext import dumps, is_overflow_error, loads_overflowing
+from .lines import LineRules
 from .protocol import (
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
-    INITIALIZED_NOTIFICATION,
-    INTERNAL_ERROR_TAIL,
-    INVALID_PARAMS_TAIL,
+    FLUSH_DELAY,
     INVALID_REQUEST_NULL_LINE,
-    INVALID_REQUEST_TAIL,
-    METHOD_NOT_FOUND_TAIL,
-    PARSE_ERROR_LINE,
     READ_SIZE,
-    RESPONSE_HEAD,
-    RESULT_MID,
-    RESULT_TAIL,
-    RpcError,
+    STOP_FLUSH_IDLE_MS,
+    STOP_FLUSH_PIECE,
 )
 
 if TYPE_CHECKING:
     from .catalogue import Catalogue
 
 IMPLEMENTATION = "pure"
-_MISSING = object()
-
-
-#: On the way out after a stop, give up on a reader that takes nothing for this long.
-STOP_FLUSH_IDLE_MS = 1000
-#: Bytes per write on the way out: at most PIPE_BUF, so a write to a pipe reported
-#: writable cannot block.
-STOP_FLUSH_PIECE = 4096
 
 
 def _wait(fd: int, event: int, timeout_ms: int | None = None) -> bool:
@@ -93,14 +82,22 @@ class Engine:
     def __init__(self, catalogue: Catalogue, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be at least 1")
-        self._routes = catalogue.routes
+        self._rules = LineRules(catalogue, max_message_bytes)
+        self._line = self._rules.line
         self._max = max_message_bytes
         self._partial = bytearray()  # start of a line whose \n has not arrived yet
         self._skipping = False  # inside an oversize line: discard up to its \n
         self._skipped_blank = True  # whether every byte discarded so far was blank
-        self._out: list = []  # complete answers not yet written (see _flush)
-        #: True once ``notifications/initialized`` has arrived.
-        self.initialized = False
+        self._out: list = self._rules.out  # complete answers not yet written (see _flush)
+        self._stash = b""  # input left unread while paused
+        self._fd = -1  # the output while serving
+        self._since = 0.0  # when the oldest unwritten answer may have been computed
+        catalogue.session.emit = self.emit
+
+    @property
+    def initialized(self) -> bool:
+        """True once ``notifications/initialized`` has arrived."""
+        return self._rules.initialized
 
     # -- framing -------------------------------------------------------------------------
 
@@ -127,12 +124,13 @@ class Engine:
         self._out.clear()
         return out
 
-    def _take(self, data: bytes) -> None:
+    def _take(self, data: bytes) -> bool:
+        """Frame ``data`` into lines and judge them; true when input paused (rest stashed)."""
         if self._skipping or self._partial:
             end = data.find(b"\n")
             if end < 0:
                 self._hold(data)
-                return
+                return False
             if self._skipping:
                 self._skip(data[:end])
                 self._end_skip()
@@ -140,15 +138,21 @@ class Engine:
                 self._partial += data[:end]
                 line = bytes(self._partial)
                 self._partial = bytearray()
-                self._line(line)
+                if self._line(line):
+                    self._stash = data[end + 1 :]
+                    return True
             data = data[end + 1 :]
         lines = data.split(b"\n")
         rest = lines.pop()  # after the last newline: the start of a line, or nothing
         line_of = self._line
-        for line in lines:
-            line_of(line)
+        remaining = iter(lines)
+        for line in remaining:
+            if line_of(line):
+                self._stash = b"\n".join([*remaining, rest])
+                return True
         if rest:
             self._hold(rest)
+        return False
 
     def _hold(self, data: bytes) -> None:
         """Keep the start of an unterminated line, or discard it once it is too long.
@@ -177,97 +181,16 @@ class Engine:
         if not self._skipped_blank:
             self._out.append(INVALID_REQUEST_NULL_LINE)
 
-    # -- one line ------------------------------------------------------------------------
-
-    def _line(self, line: bytes) -> None:
-        out = self._out
-        if len(line) > self._max and (len(line) > self._max + 1 or line[-1] != 13):
-            if line.strip(BLANK_BYTES):
-                out.append(INVALID_REQUEST_NULL_LINE)
-            return
-        try:
-            message = _loads(line)
-        except JSONDecodeError as error:
-            if not line.strip(BLANK_BYTES):
-                return
-            if not is_overflow_error(error):
-                out.append(PARSE_ERROR_LINE)
-                return
-            try:
-                message = loads_overflowing(line)
-            except ValueError:
-                out.append(PARSE_ERROR_LINE)
-                return
-        if type(message) is not dict:
-            out.append(INVALID_REQUEST_NULL_LINE)
-            return
-        get = message.get
-        request_id = get("id", _MISSING)
-        if type(request_id) is int:
-            id_bytes = b"%d" % request_id
-        elif type(request_id) is str:
-            # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
-            # output list until it is written.
-            id_bytes = b"%b" % dumps(request_id)
-        elif request_id is _MISSING:
-            id_bytes = None
-        else:
-            out.append(INVALID_REQUEST_NULL_LINE)
-            return
-        method = get("method", _MISSING)
-        if method is _MISSING and ("result" in message or "error" in message):
-            return  # a response from the client
-        params = get("params", _MISSING)
-        if (
-            type(method) is not str
-            or get("jsonrpc") != "2.0"
-            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
-        ):
-            if id_bytes is None:
-                out.append(INVALID_REQUEST_NULL_LINE)
-            else:
-                out += (RESPONSE_HEAD, id_bytes, INVALID_REQUEST_TAIL)
-            return
-        if id_bytes is None:
-            if method == INITIALIZED_NOTIFICATION:
-                self.initialized = True
-            return  # notifications are never answered
-        route = self._routes.get(method)
-        if route is None:
-            out += (RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL)
-        elif type(params) is list:
-            out += (RESPONSE_HEAD, id_bytes, INVALID_PARAMS_TAIL)
-        elif type(route) is bytes:
-            out += (RESPONSE_HEAD, id_bytes, route)
-        else:
-            try:
-                body = route(None if params is _MISSING else params)
-            except RpcError as error:
-                out += (RESPONSE_HEAD, id_bytes, error.tail)
-                # A handler raising one shared instance again and again would extend its
-                # traceback (keeping every frame alive) with each answer.
-                error.__traceback__ = None
-            except Exception:
-                log_exception(f"internal error answering {method!r}")
-                out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
-            else:
-                if type(body) is bytes:
-                    out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
-                else:
-                    log(
-                        "error",
-                        f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes",
-                    )
-                    out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
-
-    # -- the loop ------------------------------------------------------------------------
+    # -- serving -----------------------------------------------------------------------
 
     def serve(self, fd_in: int, fd_out: int) -> None:
         """Answer ``fd_in`` on ``fd_out`` until EOF; answers due are written before returning.
 
-        A closed output raises :class:`BrokenPipeError`; a
-        :class:`~shipcode_mcp.protocol.ServerStop` from a signal handler stops the loop.
+        For apps whose handlers all answer at once (no deferred work). A closed output raises
+        :class:`BrokenPipeError`; a :class:`~shipcode_mcp.protocol.ServerStop` from a signal
+        handler stops the loop.
         """
+        self.attach(fd_out)
         try:
             while True:
                 data = read_some(fd_in)
@@ -275,11 +198,50 @@ class Engine:
                     self._finish()
                     self._flush(fd_out)
                     return
+                self._since = monotonic()
                 self._take(data)
                 self._flush(fd_out)
         except BaseException:
             self._flush_soon(fd_out)
             raise
+
+    def attach(self, fd_out: int) -> None:
+        """Serve on ``fd_out``: answers kept too long are written before the next handler runs."""
+        self._fd = fd_out
+        self._rules.before_handler = self._before_handler
+
+    def take(self, data: bytes) -> bool:
+        """Judge the lines of the next chunk; true when input must pause (see :meth:`resume`)."""
+        self._since = monotonic()
+        return self._take(data)
+
+    def resume(self) -> bool:
+        """Judge the lines left when input paused; true when it must pause again."""
+        data = self._stash
+        self._stash = b""
+        self._since = monotonic()
+        return self._take(data)
+
+    def end_input(self) -> None:
+        """End of input: judge the unterminated last line, if any."""
+        self._finish()
+
+    def emit(self, data: bytes) -> None:
+        """Queue whole lines (an answer or a notification completed outside the line order)."""
+        self._out.append(data)
+
+    def flush(self) -> None:
+        """Write every queued line to the output (blocking while the reader is slow)."""
+        self._flush(self._fd)
+
+    def flush_soon(self) -> None:
+        """On the way out: write what is queued while the reader takes it (see :func:`flush_on_stop`)."""
+        self._flush_soon(self._fd)
+
+    def _before_handler(self) -> None:
+        if self._out and monotonic() - self._since >= FLUSH_DELAY:
+            self._flush(self._fd)
+            self._since = monotonic()
 
     def _flush(self, fd: int) -> None:
         """Write every pending answer (blocking while the reader is slow), in one write.

@@ -24,9 +24,10 @@ def log(level: str, message: str) -> None:
             pass
 
 
-def log_exception(message: str) -> None:
-    """Log an error with the traceback of the exception being handled."""
+def log_exception(message: str, error: BaseException | None = None) -> None:
+    """Log an error with the traceback of ``error`` (default: the exception being handled)."""
     if LEVELS["error"] >= _threshold:
         import traceback
 
-        log("error", f"{message}\n{traceback.format_exc().rstrip()}")
+        text = traceback.format_exc() if error is None else "".join(traceback.format_exception(error))
+        log("error", f"{message}\n{text.rstrip()}")

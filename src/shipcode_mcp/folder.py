@@ -29,7 +29,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from ._log import log
-from .app import Resource
+from .handlers import Resource
 from .protocol import INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
 
 if TYPE_CHECKING:

@@ -67,10 +67,19 @@ INTERNAL_ERROR_TAIL = error_tail(INTERNAL_ERROR, "Internal error")
 
 #: The notification that completes the initialize handshake.
 INITIALIZED_NOTIFICATION = "notifications/initialized"
+#: The notification that cancels a request in flight.
+CANCELLED_NOTIFICATION = "notifications/cancelled"
 #: Bytes a blank line may hold (JSON whitespace, without the newline that ends it).
 BLANK_BYTES = b" \t\r"
 #: Bytes asked of each read(2) on the input.
 READ_SIZE = 256 * 1024
+#: An answer waits at most this long (in seconds) for later lines' work before it is written.
+FLUSH_DELAY = 0.001
+#: On the way out after a stop, give up on a reader that takes nothing for this long (ms).
+STOP_FLUSH_IDLE_MS = 1000
+#: Bytes per write on the way out: at most PIPE_BUF, so a write to a pipe reported
+#: writable cannot block.
+STOP_FLUSH_PIECE = 4096
 
 
 class ServerStop(BaseException):

@@ -94,23 +94,29 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def infer_input_schema(func: Callable[..., Any]) -> dict[str, Any]:
-    """Build the object schema of a function's keyword parameters from its type hints."""
+def infer_input_schema(func: Callable[..., Any], skip: str | None = None) -> dict[str, Any]:
+    """Build the object schema of a function's keyword parameters from its type hints.
+
+    ``skip`` names a parameter that is not an argument (the ``Context`` one).
+    """
     code = func.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    hints = dict(getattr(func, "__annotations__", {}))
+    parameters = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    hints = {name: hint for name, hint in getattr(func, "__annotations__", {}).items() if name != skip}
     if any(isinstance(hint, str) for hint in hints.values()):
         import typing
 
         hints = typing.get_type_hints(func, include_extras=True)
+        hints.pop(skip, None)
     defaults = dict(func.__kwdefaults__ or {})
     positional_defaults = func.__defaults__ or ()
     if positional_defaults:
         first = code.co_argcount - len(positional_defaults)
-        defaults.update(zip(names[first : code.co_argcount], positional_defaults, strict=True))
+        defaults.update(zip(parameters[first : code.co_argcount], positional_defaults, strict=True))
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for name in names:
+    for name in parameters:
+        if name == skip:
+            continue
         prop = schema_for_hint(hints[name]) if name in hints else {}
         if name in defaults:
             default = defaults[name]

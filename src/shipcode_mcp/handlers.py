@@ -1,0 +1,266 @@
+"""Tools and resources: what an app registers, and how a call becomes an answer body.
+
+A sync tool without a ``Context`` is called at once, in order. Any other call (an ``async
+def`` function, ``blocking=True``, a ``Context`` parameter) becomes a
+:class:`~shipcode_mcp.session.Deferred` that the session runs (see :mod:`shipcode_mcp.session`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .context import Context
+from .errors import TOOL_FAULTS, ToolError
+from .jsontext import dumps
+from .results import error_result, tool_result
+from .schema import compile_output_check, compile_validator, infer_input_schema
+from .session import ASYNC, INLINE, THREAD, Deferred
+
+_CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
+
+
+def docstring(func: Callable[..., Any]) -> str:
+    """A function's docstring with common indentation removed (``""`` when it has none)."""
+    doc = func.__doc__ or ""
+    lines = doc.expandtabs().strip().splitlines()
+    if len(lines) > 1:
+        indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+        margin = min(indents, default=0)
+        lines[1:] = [line[margin:] for line in lines[1:]]
+    return "\n".join(lines)
+
+
+def is_coroutine_function(func: Callable[..., Any]) -> bool:
+    """Whether ``func`` is an ``async def`` function."""
+    code = getattr(func, "__code__", None)
+    return code is not None and bool(code.co_flags & _CO_COROUTINE)
+
+
+def context_parameter(func: Callable[..., Any]) -> str | None:
+    """The name of the parameter annotated :class:`~shipcode_mcp.context.Context`, if any."""
+    for name, hint in getattr(func, "__annotations__", {}).items():
+        if name == "return":
+            continue
+        if hint is Context or (isinstance(hint, str) and (hint == "Context" or hint.endswith(".Context"))):
+            return name
+    return None
+
+
+def progress_token(params: dict[str, Any] | None) -> object:
+    """``params._meta.progressToken`` when it is a string or an integer, else None."""
+    meta = params.get("_meta") if params is not None else None
+    if type(meta) is dict:
+        token = meta.get("progressToken")
+        if type(token) is str or type(token) is int:
+            return token
+    return None
+
+
+class Tool:
+    """One tool: its listing, its argument validator and its function."""
+
+    __slots__ = (
+        "name",
+        "title",
+        "description",
+        "input_schema",
+        "output_schema",
+        "annotations",
+        "func",
+        "validate",
+        "is_async",
+        "blocking",
+        "context_name",
+        "check_output",
+        "plain",
+    )
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        name: str | None = None,
+        description: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        title: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        blocking: bool = False,
+    ) -> None:
+        self.func = func
+        self.name = name or func.__name__
+        self.title = title
+        self.description = docstring(func) if description is None else description
+        self.is_async = is_coroutine_function(func)
+        if blocking and self.is_async:
+            raise TypeError(f"tool {self.name!r}: blocking=True is for sync functions; an async one already waits")
+        self.blocking = blocking
+        self.context_name = context_parameter(func)
+        if input_schema is None:
+            input_schema = infer_input_schema(func, skip=self.context_name)
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        self.annotations = annotations
+        self.validate = compile_validator(self.input_schema)
+        self.check_output = None if output_schema is None else compile_output_check(output_schema)
+        #: True when a call is just ``func(**arguments)`` then :func:`tool_result`: callers
+        #: may then call ``func`` themselves (and :meth:`failed` if it raises).
+        self.plain = not self.is_async and not blocking and self.context_name is None and self.check_output is None
+
+    @property
+    def deferred(self) -> bool:
+        """Whether calls are handed to the session instead of answered at once."""
+        return self.is_async or self.blocking or self.context_name is not None
+
+    def listing(self) -> dict[str, Any]:
+        """The tool's entry in ``tools/list``."""
+        entry: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            entry["title"] = self.title
+        entry["description"] = self.description
+        entry["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            entry["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            entry["annotations"] = self.annotations
+        return entry
+
+    def call(self, arguments: dict[str, Any], params: dict[str, Any] | None) -> bytes | Deferred:
+        """The result body of a call with validated arguments, or the deferred work giving it.
+
+        A :class:`ToolError` shows its message; any other exception (``SystemExit`` included:
+        a tool cannot stop the server) shows ``Tool <name> failed`` and logs the traceback, as
+        does a tool with an output schema that returns anything but a dict matching it.
+        """
+        if not self.deferred:
+            try:
+                return self.encode(self.func(**arguments))
+            except TOOL_FAULTS as error:
+                return self.failed(error)
+        func = self.func
+        context_name = self.context_name
+        if self.is_async:
+
+            async def run_async(ctx: Context) -> bytes:
+                try:
+                    kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
+                    return self.encode(await func(**kwargs))
+                except TOOL_FAULTS as error:
+                    return self.failed(error)
+
+            return Deferred(run_async, ASYNC, progress_token(params))
+
+        def run(ctx: Context) -> bytes:
+            try:
+                kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
+                return self.encode(func(**kwargs))
+            except TOOL_FAULTS as error:
+                return self.failed(error)
+
+        return Deferred(run, THREAD if self.blocking else INLINE, progress_token(params))
+
+    def encode(self, value: object) -> bytes:
+        """The result body of a value the function returned (checked against the output schema)."""
+        if self.check_output is None:
+            return tool_result(value)
+        self.check_output(value)
+        return tool_result(value, True)
+
+    def failed(self, error: BaseException) -> bytes:
+        """The result of a call that raised ``error``; call it inside the ``except`` block."""
+        try:
+            if isinstance(error, ToolError):
+                return error_result(str(error))
+            from ._log import log_exception
+
+            log_exception(f"tool {self.name!r} failed")
+            return error_result(f"Tool {self.name} failed")
+        finally:
+            # A tool raising one shared instance again and again would extend its traceback
+            # (keeping every frame alive) with each call.
+            error.__traceback__ = None
+
+
+class Resource:
+    """One resource: its listing and the function that reads it (``str`` text or ``bytes``).
+
+    The function may be ``async def`` and may take a ``Context``. Whatever it raises is a
+    JSON-RPC error: an :class:`~shipcode_mcp.protocol.RpcError` as given, anything else
+    -32603 ``Internal error``.
+    """
+
+    __slots__ = ("uri", "name", "title", "description", "mime_type", "read", "is_async", "context_name")
+
+    def __init__(
+        self,
+        uri: str,
+        read: Callable[..., Any],
+        name: str | None = None,
+        mime_type: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+    ) -> None:
+        self.uri = uri
+        self.read = read
+        self.is_async = is_coroutine_function(read)
+        self.context_name = context_parameter(read)
+        self.name = name or getattr(read, "__name__", uri)
+        self.title = title
+        self.description = description
+        if mime_type is None:
+            import mimetypes
+
+            mime_type = mimetypes.guess_type(uri, strict=False)[0] or "text/plain"
+        self.mime_type = mime_type
+
+    @property
+    def deferred(self) -> bool:
+        """Whether reads are handed to the session instead of answered at once."""
+        return self.is_async or self.context_name is not None
+
+    def listing(self) -> dict[str, Any]:
+        """The resource's entry in ``resources/list``."""
+        entry: dict[str, Any] = {"uri": self.uri, "name": self.name}
+        if self.title is not None:
+            entry["title"] = self.title
+        if self.description is not None:
+            entry["description"] = self.description
+        entry["mimeType"] = self.mime_type
+        return entry
+
+    def answer(self, params: dict[str, Any] | None, uri: str | None = None, values: dict[str, str] | None = None):
+        """The ``resources/read`` result body, or the deferred work giving it.
+
+        ``values`` are keyword arguments for the function (a template's matched parts) and
+        ``uri`` the uri read (default: this resource's).
+        """
+        read = self.read
+        uri = self.uri if uri is None else uri
+        kwargs = {} if values is None else values
+        if not self.deferred:
+            return self.body(uri, read(**kwargs))
+        context_name = self.context_name
+        if self.is_async:
+
+            async def run_async(ctx: Context) -> bytes:
+                return self.body(uri, await read(**(kwargs if context_name is None else {**kwargs, context_name: ctx})))
+
+            return Deferred(run_async, ASYNC, progress_token(params))
+
+        def run(ctx: Context) -> bytes:
+            return self.body(uri, read(**{**kwargs, context_name: ctx}))
+
+        return Deferred(run, INLINE, progress_token(params))
+
+    def body(self, uri: str, data: object) -> bytes:
+        """The result body holding what the function read: ``text`` or base64 ``blob``."""
+        entry: dict[str, Any] = {"uri": uri, "mimeType": self.mime_type}
+        if isinstance(data, str):
+            entry["text"] = data
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            import base64
+
+            entry["blob"] = base64.b64encode(data).decode("ascii")
+        else:
+            raise TypeError(f"resource {uri} read {type(data).__name__}, not str or bytes")
+        return b'{"contents":[' + dumps(entry) + b"]}"

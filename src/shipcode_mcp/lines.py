@@ -1,0 +1,156 @@
+"""The rules for one complete input line, written once for both engines.
+
+:class:`LineRules` judges a line in the order of the server contract (README, "Behaviour
+contract") and appends its answer, if any, to ``out``. The pure engine runs every line
+through it; the compiled engine runs the lines its C fast path declines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from orjson import JSONDecodeError
+from orjson import loads as _loads
+
+from ._log import log, log_exception
+from .jsontext import dumps, is_overflow_error, loads_overflowing
+from .protocol import (
+    BLANK_BYTES,
+    CANCELLED_NOTIFICATION,
+    INITIALIZED_NOTIFICATION,
+    INTERNAL_ERROR_TAIL,
+    INVALID_PARAMS_TAIL,
+    INVALID_REQUEST_NULL_LINE,
+    INVALID_REQUEST_TAIL,
+    METHOD_NOT_FOUND_TAIL,
+    PARSE_ERROR_LINE,
+    RESPONSE_HEAD,
+    RESULT_MID,
+    RESULT_TAIL,
+    RpcError,
+)
+from .session import PAUSE, Deferred
+
+if TYPE_CHECKING:
+    from .catalogue import Catalogue
+
+_MISSING = object()
+
+
+class LineRules:
+    """Answers complete lines over a catalogue; ``line()`` is true when input must pause.
+
+    Input pauses when a request handed to the session's scheduler fills its in-flight limit.
+    """
+
+    def __init__(self, catalogue: Catalogue, max_message_bytes: int) -> None:
+        self.routes = catalogue.routes
+        self.session = catalogue.session
+        self.max = max_message_bytes
+        #: Answers not yet taken by the engine, in order.
+        self.out: list = []
+        #: True once ``notifications/initialized`` has arrived.
+        self.initialized = False
+        #: Called before a handler runs: the engine writes answers that have waited too long.
+        self.before_handler = None
+
+    def line(self, line: bytes) -> bool:
+        """Judge one line (without its ``\\n``); true when the engine must pause its input."""
+        out = self.out
+        if len(line) > self.max and (len(line) > self.max + 1 or line[-1] != 13):
+            if line.strip(BLANK_BYTES):
+                out.append(INVALID_REQUEST_NULL_LINE)
+            return False
+        try:
+            message = _loads(line)
+        except JSONDecodeError as error:
+            if not line.strip(BLANK_BYTES):
+                return False
+            if not is_overflow_error(error):
+                out.append(PARSE_ERROR_LINE)
+                return False
+            try:
+                message = loads_overflowing(line)
+            except ValueError:
+                out.append(PARSE_ERROR_LINE)
+                return False
+        if type(message) is not dict:
+            out.append(INVALID_REQUEST_NULL_LINE)
+            return False
+        get = message.get
+        request_id = get("id", _MISSING)
+        if type(request_id) is int:
+            id_bytes = b"%d" % request_id
+        elif type(request_id) is str:
+            # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
+            # output list until it is written.
+            id_bytes = b"%b" % dumps(request_id)
+        elif request_id is _MISSING:
+            id_bytes = None
+        else:
+            out.append(INVALID_REQUEST_NULL_LINE)
+            return False
+        method = get("method", _MISSING)
+        if method is _MISSING and ("result" in message or "error" in message):
+            if id_bytes is not None:
+                self.session.response(id_bytes, message)
+            return False  # a response from the client
+        params = get("params", _MISSING)
+        if (
+            type(method) is not str
+            or get("jsonrpc") != "2.0"
+            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
+        ):
+            if id_bytes is None:
+                out.append(INVALID_REQUEST_NULL_LINE)
+            else:
+                out += (RESPONSE_HEAD, id_bytes, INVALID_REQUEST_TAIL)
+            return False
+        if id_bytes is None:
+            if method == INITIALIZED_NOTIFICATION:
+                self.initialized = True
+            elif method == CANCELLED_NOTIFICATION and type(params) is dict:
+                self.session.cancel(params)
+            return False  # notifications are never answered
+        route = self.routes.get(method)
+        if route is None:
+            out += (RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL)
+        elif type(params) is list:
+            out += (RESPONSE_HEAD, id_bytes, INVALID_PARAMS_TAIL)
+        elif type(route) is bytes:
+            out += (RESPONSE_HEAD, id_bytes, route)
+        else:
+            return self.handle(id_bytes, method, route, None if params is _MISSING else params)
+        return False
+
+    def handle(self, id_bytes: bytes, method: str, route, params: dict | None) -> bool:
+        """Answer a request with its handler's result; true when the engine must pause."""
+        out = self.out
+        if self.before_handler is not None:
+            self.before_handler()
+        try:
+            body = route(params)
+            if type(body) is Deferred:
+                body = self.session.defer(id_bytes, body)
+                if body is None:
+                    return False  # in flight: answered when done
+                if body is PAUSE:
+                    return True
+        except RpcError as error:
+            out += (RESPONSE_HEAD, id_bytes, error.tail)
+            # A handler raising one shared instance again and again would extend its
+            # traceback (keeping every frame alive) with each answer.
+            error.__traceback__ = None
+        except Exception:
+            log_exception(f"internal error answering {method!r}")
+            out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
+        else:
+            if type(body) is bytes:
+                out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
+            else:
+                log(
+                    "error",
+                    f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes",
+                )
+                out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
+        return False

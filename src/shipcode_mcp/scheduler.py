@@ -1,0 +1,408 @@
+"""The concurrent server: one asyncio event loop drives input, deferred work and output.
+
+The engine still judges every line in order and answers sync requests at once. Deferred
+work (:class:`~shipcode_mcp.session.Deferred`) runs here: ``async`` handlers as tasks on
+the loop, blocking tools in a pool of daemon worker threads. Their answers, and the
+notifications and requests a :class:`~shipcode_mcp.context.Context` sends, join the
+engine's output as whole lines and are written at the loop's next turn.
+
+- At most ``max_concurrency`` handlers are in flight: at the limit the engine stops at a
+  line boundary and the server stops reading until one finishes.
+- ``notifications/cancelled`` cancels a handler in flight; no answer is written for it.
+- At end of input: no more reading; handlers in flight may finish for ``eof_grace``
+  seconds, then each straggler is cancelled and answered -32603 ``Request cancelled at end
+  of input``; then the server exits. Requests to the client still waiting fail with
+  :class:`~shipcode_mcp.errors.ClientError`.
+- On a stop signal: no more reading, handlers in flight are cancelled without answers,
+  what is computed is written (best effort), and the server exits.
+- Requests to the client carry the ids ``"s1"``, ``"s2"``, ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from concurrent.futures import Executor, Future
+from typing import TYPE_CHECKING, Any
+
+from ._log import log, log_exception
+from .context import Context
+from .errors import ClientError
+from .jsontext import dumps
+from .protocol import (
+    INTERNAL_ERROR,
+    INTERNAL_ERROR_TAIL,
+    READ_SIZE,
+    RESPONSE_HEAD,
+    RESULT_MID,
+    RESULT_TAIL,
+    RpcError,
+    ServerStop,
+    error_tail,
+)
+from .session import ASYNC, INLINE, PAUSE
+from .signals import keep_off_this_thread
+
+if TYPE_CHECKING:
+    from .session import Deferred, Session
+    from .signals import StopSignals
+
+DEFAULT_MAX_CONCURRENCY = 1000
+DEFAULT_WORKERS = 32
+DEFAULT_EOF_GRACE = 30.0
+STRAGGLER_TAIL = error_tail(INTERNAL_ERROR, "Request cancelled at end of input")
+
+
+class WorkerPool(Executor):
+    """Up to ``workers`` daemon threads, started as needed: a blocking tool that never
+    returns cannot keep the process from exiting."""
+
+    def __init__(self, workers: int) -> None:
+        import queue
+
+        self._queue: Any = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)
+        self._workers = workers
+        self._started = 0
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        self._queue.put((future, fn, args, kwargs))
+        if not self._idle.acquire(blocking=False) and self._started < self._workers:
+            self._started += 1
+            threading.Thread(target=self._work, name=f"shipcode-worker-{self._started}", daemon=True).start()
+        return future
+
+    def _work(self) -> None:
+        keep_off_this_thread()
+        while True:
+            future, fn, args, kwargs = self._queue.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = fn(*args, **kwargs)
+                except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
+                    future.set_exception(error)
+                else:
+                    future.set_result(result)
+            del future, fn, args, kwargs
+            self._idle.release()
+
+
+class Scheduler:
+    """Serves one session on ``fd_in``/``fd_out`` with an engine and an event loop."""
+
+    def __init__(
+        self,
+        engine: Any,
+        session: Session,
+        fd_in: int,
+        fd_out: int,
+        stops: StopSignals,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        workers: int = DEFAULT_WORKERS,
+        eof_grace: float = DEFAULT_EOF_GRACE,
+    ) -> None:
+        self.engine = engine
+        self.session = session
+        self.fd_in = fd_in
+        self.fd_out = fd_out
+        self.stops = stops
+        self.max_concurrency = max_concurrency
+        self.workers = workers
+        self.eof_grace = eof_grace
+        self.loop = asyncio.new_event_loop()
+        self.jobs: dict[Any, bytes] = {}  # task or future in flight -> its id bytes
+        self.by_id: dict[bytes, list[Any]] = {}
+        self.silenced: set[Any] = set()  # cancelled: never answered
+        self.pending: dict[bytes, tuple[asyncio.Future, str]] = {}  # requests to the client
+        self.next_request = 0
+        self.pool: WorkerPool | None = None
+        self.reading = False
+        self.poll_input = False  # input that epoll refuses (a regular file): read in turns
+        self.paused = False
+        self.eof = False
+        self.stopping = False
+        self.flush_due = False
+        self.grace_timer: asyncio.TimerHandle | None = None
+        #: Why serving ended: "end of input", "signal N" or "stdout closed".
+        self.reason = "end of input"
+        self._thread = threading.get_ident()
+
+    # -- running -----------------------------------------------------------------------------
+
+    def serve(self) -> str:
+        """Serve until the end of input (and its grace), a stop signal or a closed output."""
+        import signal
+
+        loop = self.loop
+        self.session.scheduler = self
+        self.engine.attach(self.fd_out)
+        wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_read, False)
+        os.set_blocking(wake_write, False)
+        previous_wakeup = signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+        try:
+            loop.add_reader(wake_read, self._on_signal, wake_read)
+            self.stops.interruptible = False
+            if self.stops.signum is not None:
+                self._stop(f"signal {self.stops.signum}")
+            else:
+                self._start_reading()
+            loop.run_forever()
+        finally:
+            self.stops.interruptible = True
+            signal.set_wakeup_fd(previous_wakeup)
+            loop.remove_reader(wake_read)
+            os.close(wake_read)
+            os.close(wake_write)
+            self.session.scheduler = None
+        return self.reason
+
+    def _guarded(self, work, *args) -> Any:
+        """Run engine work where a stop signal may interrupt it; None if serving stopped."""
+        stops = self.stops
+        try:
+            try:
+                stops.interruptible = True
+                if stops.signum is not None:
+                    raise ServerStop(stops.signum)
+                return work(*args)
+            finally:
+                stops.interruptible = False
+        except ServerStop as stop:
+            self._stop(f"signal {stop.args[0]}")
+        except BrokenPipeError:
+            self._stop("stdout closed")
+        return None
+
+    def _on_signal(self, fd: int) -> None:
+        try:
+            os.read(fd, 512)
+        except OSError:
+            pass
+        if self.stops.signum is not None:
+            self._stop(f"signal {self.stops.signum}")
+
+    def _stop(self, reason: str) -> None:
+        """Stop at once: cancel what is in flight (no answers), write what is computed."""
+        if self.stopping:
+            return
+        self.stopping = True
+        self.reason = reason
+        self.stops.interruptible = False
+        self._stop_reading()
+        for job in list(self.jobs):
+            self.silenced.add(job)
+            job.cancel()
+        self._fail_requests("the server is stopping")
+        self.engine.flush_soon()
+        self.loop.stop()
+
+    def _finish(self) -> None:
+        """End of input and nothing left in flight: write everything, then stop."""
+        if self.grace_timer is not None:
+            self.grace_timer.cancel()
+        self._guarded(self.engine.flush)
+        self.stopping = True
+        self.loop.stop()
+
+    # -- input -------------------------------------------------------------------------------
+
+    def _start_reading(self) -> None:
+        if self.reading or self.eof or self.stopping:
+            return
+        self.reading = True
+        if not self.poll_input:
+            try:
+                self.loop.add_reader(self.fd_in, self._on_input)
+                return
+            except (OSError, ValueError):
+                self.poll_input = True
+        self.loop.call_soon(self._on_input)
+
+    def _stop_reading(self) -> None:
+        if self.reading:
+            self.reading = False
+            if not self.poll_input:
+                self.loop.remove_reader(self.fd_in)
+
+    def _on_input(self) -> None:
+        if not self.reading:
+            return
+        try:
+            data = os.read(self.fd_in, READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            data = None
+        except OSError as error:
+            log("warning", f"cannot read the input: {error}; treating it as ended")
+            data = b""
+        if data == b"":
+            self._end_of_input()
+            return
+        if data is not None:
+            self._process(self.engine.take, data)
+        if self.reading and self.poll_input:
+            self.loop.call_soon(self._on_input)
+
+    def _process(self, work, *args) -> None:
+        """Let the engine judge lines, then write; pause input when it asks."""
+        paused = self._guarded(work, *args)
+        if self.stopping:
+            return
+        if paused:
+            self.paused = True
+            self._stop_reading()
+        self._flush()
+
+    def _end_of_input(self) -> None:
+        self._stop_reading()
+        self.eof = True
+        self._guarded(self.engine.end_input)
+        if self.stopping:
+            return
+        self._fail_requests("the input ended before the client answered")
+        if self.jobs:
+            self._flush()
+            self.grace_timer = self.loop.call_later(self.eof_grace, self._expire)
+        else:
+            self._finish()
+
+    def _expire(self) -> None:
+        """The grace after end of input is over: answer and cancel the stragglers."""
+        for job, id_bytes in list(self.jobs.items()):
+            self.silenced.add(job)
+            job.cancel()
+            self.engine.emit(RESPONSE_HEAD + id_bytes + STRAGGLER_TAIL)
+        log("warning", f"{len(self.jobs)} handler(s) still running {self.eof_grace:g} s after end of input: cancelled")
+        self._finish()
+
+    # -- output ------------------------------------------------------------------------------
+
+    def send(self, line: bytes) -> None:
+        """Queue whole lines for the output; written at the loop's next turn. Any thread."""
+        if threading.get_ident() != self._thread:
+            self.loop.call_soon_threadsafe(self.send, line)
+            return
+        if self.stopping:
+            return
+        self.engine.emit(line)
+        if not self.flush_due:
+            self.flush_due = True
+            self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self.flush_due = False
+        if not self.stopping:
+            self._guarded(self.engine.flush)
+
+    # -- deferred work -------------------------------------------------------------------------
+
+    def defer(self, id_bytes: bytes, deferred: Deferred) -> Any:
+        """Start deferred work: its body when it ran inline, else None (or PAUSE at the limit)."""
+        ctx = Context(self.session, id_bytes, deferred.progress_token)
+        if deferred.mode == INLINE:
+            return deferred.func(ctx)
+        if deferred.mode == ASYNC:
+            job = self.loop.create_task(deferred.func(ctx))
+        else:
+            if self.pool is None:
+                self.pool = WorkerPool(self.workers)
+            job = self.loop.run_in_executor(self.pool, deferred.func, ctx)
+        self.jobs[job] = id_bytes
+        self.by_id.setdefault(id_bytes, []).append(job)
+        job.add_done_callback(self._done)
+        return PAUSE if len(self.jobs) >= self.max_concurrency else None
+
+    def _done(self, job: Any) -> None:
+        id_bytes = self.jobs.pop(job, None)
+        if id_bytes is None:
+            return
+        same_id = self.by_id[id_bytes]
+        same_id.remove(job)
+        if not same_id:
+            del self.by_id[id_bytes]
+        if job in self.silenced:
+            self.silenced.discard(job)
+        elif not self.stopping:
+            self.send(self._answer(id_bytes, job))
+        if self.stopping:
+            return
+        if self.paused and len(self.jobs) < self.max_concurrency:
+            self.paused = False
+            self._process(self.engine.resume)
+            self._start_reading()
+        if self.eof and not self.jobs:
+            self._finish()
+
+    def _answer(self, id_bytes: bytes, job: Any) -> bytes:
+        if job.cancelled():
+            log("error", "a handler was cancelled from within; answering Internal error")
+            return RESPONSE_HEAD + id_bytes + INTERNAL_ERROR_TAIL
+        error = job.exception()
+        if error is None:
+            body = job.result()
+            if type(body) is bytes:
+                return RESPONSE_HEAD + id_bytes + RESULT_MID + body + RESULT_TAIL
+            log("error", f"internal error: a handler returned {type(body).__name__}, not bytes")
+        elif isinstance(error, RpcError):
+            return RESPONSE_HEAD + id_bytes + error.tail
+        else:
+            log_exception("internal error in a handler", error)
+        return RESPONSE_HEAD + id_bytes + INTERNAL_ERROR_TAIL
+
+    def cancel(self, request_id: object) -> None:
+        """Cancel the handlers in flight for ``request_id``; unknown ids are ignored."""
+        if type(request_id) is int:
+            key = b"%d" % request_id
+        elif type(request_id) is str:
+            key = dumps(request_id)
+        else:
+            return
+        for job in self.by_id.get(key, ()):
+            self.silenced.add(job)
+            job.cancel()
+
+    # -- requests to the client ------------------------------------------------------------------
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        """Send a request to the client and wait for its ``result``."""
+        if self.eof or self.stopping:
+            raise ClientError(f"{method}: the input ended before the client answered")
+        self.next_request += 1
+        key = b'"s%d"' % self.next_request
+        line = b'{"jsonrpc":"2.0","id":' + key + b',"method":' + dumps(method)
+        if params is not None:
+            line += b',"params":' + dumps(params)
+        future = self.loop.create_future()
+        self.pending[key] = (future, method)
+        try:
+            self.send(line + b"}\n")
+            return await future
+        finally:
+            self.pending.pop(key, None)
+
+    def response(self, id_bytes: bytes, message: dict[str, Any]) -> None:
+        """A client's response: resolves the matching request; any other is ignored."""
+        waiting = self.pending.pop(id_bytes, None)
+        if waiting is None:
+            return
+        future, method = waiting
+        if future.done():
+            return
+        if "result" in message:
+            future.set_result(message["result"])
+            return
+        error = message.get("error")
+        if type(error) is dict:
+            reason = f"error {error.get('code')}: {error.get('message')}"
+        else:
+            reason = "an invalid error"
+            error = None
+        future.set_exception(ClientError(f"{method}: the client answered with {reason}", error))
+
+    def _fail_requests(self, why: str) -> None:
+        for future, method in self.pending.values():
+            if not future.done():
+                future.set_exception(ClientError(f"{method}: {why}"))
+        self.pending.clear()

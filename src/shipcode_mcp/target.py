@@ -1,0 +1,96 @@
+"""Loading the app named on the command line: ``path/to/file.py[:ATTR]`` or ``package.module[:ATTR]``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .app import Server
+
+
+class TargetError(Exception):
+    """The app named on the command line cannot be served (exit status 2)."""
+
+
+def load_target(target: str) -> Server:
+    """The :class:`~shipcode_mcp.app.Server` named ``path/to/file.py[:ATTR]`` or ``package.module[:ATTR]``.
+
+    ``ATTR`` defaults to ``app`` and may be dotted (``module:holder.app``). A file is run as a
+    module named after its stem, with its folder first on ``sys.path`` (so it can import its
+    neighbours); a module is imported with the working directory first on ``sys.path``, as
+    ``python -m`` does. Raises :class:`TargetError` with a one-line reason; an exception
+    raised by the app's own code is logged with its traceback first.
+    """
+    import importlib
+
+    from .app import Server
+
+    spec, colon, attribute = target.rpartition(":")
+    if not colon:
+        spec, attribute = target, "app"
+    if not spec or not attribute or not all(part.isidentifier() for part in attribute.split(".")):
+        raise TargetError(f"invalid target {target!r}: expected path/to/file.py[:ATTR] or package.module[:ATTR]")
+    is_file = spec.endswith(".py") or os.sep in spec or "/" in spec
+    try:
+        if is_file:
+            module = _load_file(spec)
+        else:
+            if not all(part.isidentifier() for part in spec.split(".")):
+                raise TargetError(f"invalid module name {spec!r} in target {target!r}")
+            if os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(spec)
+    except TargetError:
+        raise
+    except ModuleNotFoundError as error:
+        if not is_file and error.name and (spec == error.name or spec.startswith(error.name + ".")):
+            raise TargetError(f"cannot import {spec!r}: no module named {error.name!r}") from None
+        _log_load_failure(target)
+        raise TargetError(f"cannot load {target!r}: {type(error).__name__}: {error}") from None
+    except (Exception, SystemExit) as error:
+        _log_load_failure(target)
+        raise TargetError(f"cannot load {target!r}: {type(error).__name__}: {error}") from None
+    value: object = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            found = sorted(name for name, item in vars(module).items() if isinstance(item, Server))
+            hint = f" (it has: {', '.join(found)})" if found else ""
+            raise TargetError(f"{spec!r} has no attribute {attribute!r}{hint}") from None
+    if not isinstance(value, Server):
+        raise TargetError(f"{spec}:{attribute} is a {type(value).__name__}, not a shipcode_mcp.Server")
+    return value
+
+
+def _load_file(path: str):  # -> ModuleType
+    """Run a Python file as a fresh module."""
+    import importlib.util
+
+    if not os.path.isfile(path):
+        raise TargetError(f"no such file: {path!r}")
+    path = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem.isidentifier() and stem not in sys.modules else "shipcode_mcp_target"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot load {path!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _log_load_failure(target: str) -> None:
+    import traceback
+
+    sys.stderr.write(f"shipcode-mcp: error while loading {target!r}:\n{traceback.format_exc()}")
