@@ -443,7 +443,8 @@ cdef class Engine:
     cdef object _rules        # the line rules: the slow path
     cdef object _rules_line
     cdef list _rules_out
-    cdef bytes _stash         # input left unread while paused
+    cdef object _stash        # input left unread while paused: this object from _stash_at on
+    cdef Py_ssize_t _stash_at
     cdef int _fd              # the output while serving, else -1
     cdef double _since        # when the oldest unwritten answer may have been computed
 
@@ -463,7 +464,7 @@ cdef class Engine:
         self._partial_len = 0
         self._out_len = 0
         self._out_sent = 0
-        self._stash = b""
+        self._stash = None
         self._fd = -1
         self._since = 0
         self._rules = LineRules(catalogue, max_message_bytes)
@@ -669,8 +670,9 @@ cdef class Engine:
             self._emit_bytes(_INVALID_NULL_LINE)
         return 0
 
-    cdef int _take(self, const unsigned char* data, Py_ssize_t n) except -1:
-        """Frame lines and judge them; 1 when input paused (the rest is stashed)."""
+    cdef Py_ssize_t _take(self, const unsigned char* data, Py_ssize_t n) except -2:
+        """Frame lines and judge them; -1 when all were taken, else the offset where input
+        paused (the caller keeps the rest)."""
         cdef const unsigned char* p = data
         cdef const unsigned char* end = data + n
         cdef const unsigned char* nl
@@ -680,7 +682,7 @@ cdef class Engine:
             nl = <const unsigned char*>memchr(p, 10, end - p)
             if nl == NULL:
                 self._hold(p, end - p)
-                return 0
+                return -1
             if self._skipping:
                 self._skip(p, nl - p)
                 self._end_skip()
@@ -694,19 +696,17 @@ cdef class Engine:
                     paused = self._line(self._partial, held)
                     self._release_partial()
                     if paused:
-                        self._stash = PyBytes_FromStringAndSize(<const char*>nl + 1, end - nl - 1)
-                        return 1
+                        return nl + 1 - data
             p = nl + 1
         while p < end:
             nl = <const unsigned char*>memchr(p, 10, end - p)
             if nl == NULL:
                 self._hold(p, end - p)
-                return 0
+                return -1
             if self._line(p, nl - p):
-                self._stash = PyBytes_FromStringAndSize(<const char*>nl + 1, end - nl - 1)
-                return 1
+                return nl + 1 - data
             p = nl + 1
-        return 0
+        return -1
 
     # -- one line ------------------------------------------------------------------------
 
@@ -977,17 +977,27 @@ cdef class Engine:
 
     def take(self, data):
         """Judge the lines of the next chunk; true when input must pause (see :meth:`resume`)."""
-        cdef const unsigned char[:] view = data
         self._since = _now()
-        if view.shape[0]:
-            return self._take(&view[0], view.shape[0]) == 1
-        return False
+        return self._take_from(data, 0)
 
     def resume(self):
         """Judge the lines left when input paused; true when it must pause again."""
         data = self._stash
-        self._stash = b""
-        return self.take(data)
+        self._stash = None
+        self._since = _now()
+        return self._take_from(data, self._stash_at) if data is not None else False
+
+    cdef bint _take_from(self, data, Py_ssize_t start) except -1:
+        cdef const unsigned char[:] view = data
+        cdef Py_ssize_t at
+        if view.shape[0] <= start:
+            return False
+        at = self._take(&view[start], view.shape[0] - start)
+        if at < 0:
+            return False
+        self._stash = data  # resumed where it stopped: nothing copied
+        self._stash_at = start + at
+        return True
 
     def end_input(self):
         """End of input: judge the unterminated last line, if any."""

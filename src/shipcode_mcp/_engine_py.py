@@ -89,7 +89,7 @@ class Engine:
         self._skipping = False  # inside an oversize line: discard up to its \n
         self._skipped_blank = True  # whether every byte discarded so far was blank
         self._out: list = self._rules.out  # complete answers not yet written (see _flush)
-        self._stash = b""  # input left unread while paused
+        self._stash: bytes | tuple = b""  # input left unread while paused
         self._fd = -1  # the output while serving
         self._since = 0.0  # when the oldest unwritten answer may have been computed
         catalogue.session.emit = self.emit
@@ -125,7 +125,7 @@ class Engine:
         return out
 
     def _take(self, data: bytes) -> bool:
-        """Frame ``data`` into lines and judge them; true when input paused (rest stashed)."""
+        """Frame ``data`` into lines and judge them; true when input paused (the rest stashed)."""
         if self._skipping or self._partial:
             end = data.find(b"\n")
             if end < 0:
@@ -144,11 +144,13 @@ class Engine:
             data = data[end + 1 :]
         lines = data.split(b"\n")
         rest = lines.pop()  # after the last newline: the start of a line, or nothing
+        return self._lines(iter(lines), rest)
+
+    def _lines(self, remaining, rest: bytes) -> bool:
         line_of = self._line
-        remaining = iter(lines)
         for line in remaining:
             if line_of(line):
-                self._stash = b"\n".join([*remaining, rest])
+                self._stash = (remaining, rest)  # resumed where it stopped: nothing copied
                 return True
         if rest:
             self._hold(rest)
@@ -217,10 +219,12 @@ class Engine:
 
     def resume(self) -> bool:
         """Judge the lines left when input paused; true when it must pause again."""
-        data = self._stash
+        stash = self._stash
         self._stash = b""
         self._since = monotonic()
-        return self._take(data)
+        if type(stash) is tuple:
+            return self._lines(*stash)
+        return self._take(stash)
 
     def end_input(self) -> None:
         """End of input: judge the unterminated last line, if any."""

@@ -79,6 +79,7 @@ def _not_found() -> RpcError:
 def _too_large() -> RpcError:
     return RpcError(INTERNAL_ERROR, "Resource too large")
 
+
 _mime_table = None
 
 

@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 DEFAULT_MAX_CONCURRENCY = 1000
 DEFAULT_WORKERS = 32
 DEFAULT_EOF_GRACE = 30.0
+#: After a stop, how long cancelled handlers may take to unwind.
+SETTLE_SECONDS = 1.0
+_unfinished: list[Any] = []  # handlers that ignored their cancellation: kept, never destroyed
 STRAGGLER_TAIL = error_tail(INTERNAL_ERROR, "Request cancelled at end of input")
 
 
@@ -150,6 +153,7 @@ class Scheduler:
             else:
                 self._start_reading()
             loop.run_forever()
+            self._settle()
         finally:
             self.stops.interruptible = True
             signal.set_wakeup_fd(previous_wakeup)
@@ -158,6 +162,13 @@ class Scheduler:
             os.close(wake_write)
             self.session.scheduler = None
         return self.reason
+
+    def _settle(self) -> None:
+        """Let cancelled handlers unwind (for at most a second) before the loop is left."""
+        left = [job for job in self.jobs if not job.done()]
+        if left:
+            self.loop.run_until_complete(asyncio.wait(left, timeout=SETTLE_SECONDS))
+            _unfinished.extend(job for job in left if not job.done())
 
     def _guarded(self, work, *args) -> Any:
         """Run engine work where a stop signal may interrupt it; None if serving stopped."""
@@ -331,7 +342,8 @@ class Scheduler:
         if self.paused and len(self.jobs) < self.max_concurrency:
             self.paused = False
             self._process(self.engine.resume)
-            self._start_reading()
+            if not self.paused:
+                self._start_reading()
         if self.eof and not self.jobs:
             self._finish()
 

@@ -44,7 +44,6 @@ class StopSignals:
         self.ended = True
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
-
     def _handle(self, signum: int, frame: object) -> None:
         if self.signum is not None or self.ended:
             return
@@ -59,4 +58,3 @@ stop_signals = StopSignals()
 def keep_off_this_thread() -> None:
     """Block the stop signals in the calling (worker) thread: they are the main thread's."""
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-
