@@ -15,7 +15,7 @@ import pytest
 from conftest import SERVER_COMMAND, engine_env
 from serverproc import ServerProcess
 
-APP = str(Path(__file__).with_name("apps") / "concurrent.py")
+APP = str(Path(__file__).with_name("apps") / "gates.py")
 HEAD = b'{"jsonrpc":"2.0","id":'
 
 

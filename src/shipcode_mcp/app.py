@@ -7,16 +7,20 @@ when it asks for one, a :class:`~shipcode_mcp.context.Context`).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import ToolError
 from .handlers import Resource, Tool
+from .prompts import Prompt
+from .templates import ResourceTemplate, is_template
 
 if TYPE_CHECKING:
     import os
 
     from .catalogue import Catalogue
+    from .session import Session
 
 __all__ = ["Resource", "Server", "Tool", "ToolError"]
 
@@ -31,12 +35,25 @@ class Server:
     ...     return text.upper()
     """
 
-    def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        instructions: str | None = None,
+        resource_subscriptions: bool = False,
+    ) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
+        #: Whether clients may subscribe to resources (see :meth:`notify_resource_updated`).
+        self.resource_subscriptions = resource_subscriptions
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
+        self.templates: dict[str, ResourceTemplate] = {}
+        self.prompts: dict[str, Prompt] = {}
+        #: Completion functions by reference: ``("ref/prompt", name)`` or ``("ref/resource", uri template)``.
+        self.completions: dict[tuple[str, str], Callable[..., Any]] = {}
+        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
 
     def tool(
         self,
@@ -79,13 +96,72 @@ class Server:
         description: str | None = None,
         title: str | None = None,
     ) -> Callable[[Callable[[], str | bytes]], Callable[[], str | bytes]]:
-        """Register a function returning ``str`` (text) or ``bytes`` (blob) as a resource."""
+        """Register a function returning ``str`` (text) or ``bytes`` (blob) as a resource.
 
-        def register(func: Callable[[], str | bytes]) -> Callable[[], str | bytes]:
-            self.add_resource(Resource(uri, func, name, mime_type, description, title))
+        A uri with ``{name}`` parts registers a template (see :mod:`shipcode_mcp.templates`):
+        the function's parameters must be exactly those names.
+        """
+
+        def register(func: Callable[..., str | bytes]) -> Callable[..., str | bytes]:
+            if is_template(uri):
+                template = ResourceTemplate(uri, func, name, mime_type, description, title)
+                if uri in self.templates:
+                    raise ValueError(f"a resource template {uri!r} is already registered")
+                self.templates[uri] = template
+            else:
+                self.add_resource(Resource(uri, func, name, mime_type, description, title))
             return func
 
         return register
+
+    def prompt(
+        self,
+        name: str | Callable[..., Any] | None = None,
+        title: str | None = None,
+        description: str | None = None,
+    ) -> Any:
+        """Register a function as a prompt (also usable bare: ``@app.prompt``).
+
+        Its parameters are the prompt's arguments (strings: hint ``str``, ``str | None`` or
+        nothing; ``Annotated[str, "text"]`` describes one); one without a default is
+        required. The description defaults to the docstring. See :mod:`shipcode_mcp.prompts`.
+        """
+        if callable(name):
+            return self.prompt()(name)
+
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            prompt = Prompt(func, name, title, description)
+            if prompt.name in self.prompts:
+                raise ValueError(f"a prompt named {prompt.name!r} is already registered")
+            self.prompts[prompt.name] = prompt
+            return func
+
+        return register
+
+    def completion(self, prompt: str | None = None, resource: str | None = None) -> Any:
+        """Register ``fn(argument, value, context) -> list[str]`` completing a prompt's or a
+        resource template's arguments: the argument's name, its partial value, and the other
+        arguments already chosen (``{}`` when the client sent none). Sync or async."""
+        if (prompt is None) == (resource is None):
+            raise TypeError("completion() takes exactly one of prompt= or resource=")
+        key = ("ref/prompt", prompt) if prompt is not None else ("ref/resource", resource)
+
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            if key in self.completions:
+                raise ValueError(f"a completion for {key[1]!r} is already registered")
+            self.completions[key] = func
+            return func
+
+        return register
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` to clients subscribed to ``uri``.
+
+        Callable from any handler or thread while the app is served; needs
+        ``Server(..., resource_subscriptions=True)``.
+        """
+        for session in list(self._sessions):
+            session.resource_updated(uri)
 
     def add_resource(self, resource: Resource) -> None:
         """Register a :class:`Resource` object."""
@@ -114,7 +190,9 @@ class Server:
         """Compile the app into the data the engines serve."""
         from .catalogue import Catalogue
 
-        return Catalogue(self)
+        catalogue = Catalogue(self)
+        self._sessions.add(catalogue.session)
+        return catalogue
 
     def run(
         self,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import TOOL_FAULTS
+from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import (
     INVALID_PARAMS,
@@ -30,7 +31,7 @@ from .protocol import (
 )
 from .results import error_result, tool_result
 from .schema import FlatShape, InvalidArguments
-from .session import LOG_RANK, Session
+from .session import ASYNC, INLINE, LOG_RANK, Deferred, Session
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,6 +42,32 @@ if TYPE_CHECKING:
 UNKNOWN_TOOL = "Unknown tool"
 _NO_ARGUMENTS: dict[str, Any] = {}  # missing "arguments" counts as {} (never mutated)
 _EMPTY = b"{}"
+_NO_COMPLETIONS = b'{"completion":{"values":[]}}'
+#: ``completion/complete`` answers at most this many values (and says how many there are).
+MAX_COMPLETIONS = 100
+
+
+def completion_body(values: object) -> bytes:
+    """The ``completion/complete`` result body of what a completion function returned."""
+    if not isinstance(values, (list, tuple)) or not all(type(value) is str for value in values):
+        raise TypeError(f"a completion returned {type(values).__name__}, not a list of str")
+    shown = list(values[:MAX_COMPLETIONS])
+    return dumps({"completion": {"values": shown, "total": len(values), "hasMore": len(values) > len(shown)}})
+
+
+def complete_with(func: Callable[..., Any], name: str, value: str, chosen: dict[str, Any], token: object) -> Any:
+    """Call a completion function: the result body, or the deferred work giving it."""
+    context_name = context_parameter(func)
+    if is_coroutine_function(func):
+
+        async def run_async(ctx: Any) -> bytes:
+            extra = {} if context_name is None else {context_name: ctx}
+            return completion_body(await func(name, value, chosen, **extra))
+
+        return Deferred(run_async, ASYNC, token)
+    if context_name is not None:
+        return Deferred(lambda ctx: completion_body(func(name, value, chosen, **{context_name: ctx})), INLINE, token)
+    return completion_body(func(name, value, chosen))
 
 
 def constant_answer(result: dict[str, Any]) -> bytes:
@@ -69,6 +96,13 @@ class Catalogue:
         self.server_info = {"name": app.name, "version": app.version}
         self.tools: dict[str, Tool] = dict(app.tools)
         self.resources = dict(app.resources)
+        self.templates = dict(app.templates)
+        self.prompts = dict(app.prompts)
+        self.completions = dict(app.completions)
+        for kind, target in self.completions:
+            if target not in (self.prompts if kind == "ref/prompt" else self.templates):
+                what = "prompt" if kind == "ref/prompt" else "resource template"
+                raise ValueError(f"a completion is registered for the unknown {what} {target!r}")
         self.session = Session()
         #: Per tool, the bytes of its ``Invalid arguments for <tool>`` result body.
         self.invalid_arguments = {name: error_result(f"Invalid arguments for {name}") for name in self.tools}
@@ -77,13 +111,27 @@ class Catalogue:
             for name, tool in self.tools.items()
             if tool.plain and type(tool.validate) is FlatShape
         ]
-        uses_context = any(tool.context_name is not None for tool in self.tools.values()) or any(
-            resource.context_name is not None for resource in self.resources.values()
+        handlers = [*self.tools.values(), *self.resources.values(), *self.templates.values(), *self.prompts.values()]
+        completions = list(self.completions.values())
+        uses_context = any(handler.context_name is not None for handler in handlers) or any(
+            context_parameter(func) is not None for func in completions
         )
-        self.concurrent = any(tool.deferred for tool in self.tools.values()) or any(
-            resource.deferred for resource in self.resources.values()
+        #: Whether serving needs the concurrent scheduler.
+        self.concurrent = (
+            uses_context
+            or app.resource_subscriptions
+            or any(handler.is_async for handler in handlers)
+            or any(tool.blocking for tool in self.tools.values())
+            or any(is_coroutine_function(func) for func in completions)
         )
-        capabilities: dict[str, Any] = {"tools": {}, "resources": {}}
+        capabilities: dict[str, Any] = {
+            "tools": {},
+            "resources": {"subscribe": True} if app.resource_subscriptions else {},
+        }
+        if self.prompts:
+            capabilities["prompts"] = {}
+        if self.completions:
+            capabilities["completions"] = {}
         if uses_context:
             capabilities["logging"] = {}
         initialize: dict[str, Any] = {
@@ -103,8 +151,20 @@ class Catalogue:
                 {"resources": [resource.listing() for resource in self.resources.values()]}
             ),
             "resources/read": self.read_resource,
-            "resources/templates/list": constant_answer({"resourceTemplates": []}),
+            "resources/templates/list": constant_answer(
+                {"resourceTemplates": [template.listing() for template in self.templates.values()]}
+            ),
         }
+        if self.prompts:
+            self.routes["prompts/list"] = constant_answer(
+                {"prompts": [prompt.listing() for prompt in self.prompts.values()]}
+            )
+            self.routes["prompts/get"] = self.get_prompt
+        if self.completions:
+            self.routes["completion/complete"] = self.complete
+        if app.resource_subscriptions:
+            self.routes["resources/subscribe"] = self.subscribe
+            self.routes["resources/unsubscribe"] = self.unsubscribe
         if uses_context:
             self.routes["logging/setLevel"] = self.set_log_level
 
@@ -151,6 +211,65 @@ class Catalogue:
         if type(uri) is not str:
             raise RpcError(INVALID_PARAMS, "Invalid params")
         resource = self.resources.get(uri)
-        if resource is None:
+        if resource is not None:
+            return resource.answer(params)
+        for template in self.templates.values():
+            values = template.match(uri)
+            if values is not None:
+                return template.answer(params, uri, values)
+        raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
+
+    def _served_uri(self, params: dict[str, Any] | None) -> str:
+        """The ``uri`` of params naming a listed resource or one a template matches."""
+        uri = params.get("uri") if params is not None else None
+        if type(uri) is not str:
+            raise RpcError(INVALID_PARAMS, "Invalid params")
+        if uri not in self.resources and not any(
+            template.match(uri) is not None for template in self.templates.values()
+        ):
             raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
-        return resource.answer(params)
+        return uri
+
+    def subscribe(self, params: dict[str, Any] | None) -> bytes:
+        """``resources/subscribe``: send ``notifications/resources/updated`` for this uri."""
+        self.session.subscriptions.add(self._served_uri(params))
+        return _EMPTY
+
+    def unsubscribe(self, params: dict[str, Any] | None) -> bytes:
+        """``resources/unsubscribe``: no more updates for this uri."""
+        self.session.subscriptions.discard(self._served_uri(params))
+        return _EMPTY
+
+    def get_prompt(self, params: dict[str, Any] | None) -> Any:
+        """``prompts/get``: the messages of one prompt filled in with the client's arguments."""
+        name = params.get("name") if params is not None else None
+        if type(name) is not str:
+            raise RpcError(INVALID_PARAMS, "Invalid params")
+        prompt = self.prompts.get(name)
+        if prompt is None:
+            raise RpcError(INVALID_PARAMS, "Unknown prompt")
+        return prompt.get(params)
+
+    def complete(self, params: dict[str, Any] | None) -> Any:
+        """``completion/complete``: suggested values for one argument of a prompt or template."""
+        ref = params.get("ref") if params is not None else None
+        argument = params.get("argument") if params is not None else None
+        context = params.get("context", _NO_ARGUMENTS) if params is not None else None
+        chosen = context.get("arguments", _NO_ARGUMENTS) if type(context) is dict else None
+        if (
+            type(ref) is not dict
+            or type(argument) is not dict
+            or type(argument.get("name")) is not str
+            or type(argument.get("value")) is not str
+            or type(chosen) is not dict
+        ):
+            raise RpcError(INVALID_PARAMS, "Invalid params")
+        kind = ref.get("type")
+        target = ref.get("name") if kind == "ref/prompt" else ref.get("uri") if kind == "ref/resource" else None
+        known = self.prompts if kind == "ref/prompt" else self.templates
+        if type(target) is not str or target not in known:
+            raise RpcError(INVALID_PARAMS, "Invalid params")
+        func = self.completions.get((kind, target))
+        if func is None:
+            return _NO_COMPLETIONS
+        return complete_with(func, argument["name"], argument["value"], dict(chosen), progress_token(params))

@@ -57,7 +57,7 @@ def build_parser():  # -> argparse.ArgumentParser
     from . import __version__, _log
     from ._engine import IMPLEMENTATION
     from .folder import DEFAULT_MAX_RESOURCE_BYTES
-    from .scheduler import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+    from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 
     parser = argparse.ArgumentParser(
         prog="shipcode-mcp",

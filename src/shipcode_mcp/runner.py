@@ -98,7 +98,7 @@ def serve_app(
     """
     from . import _log
     from ._engine import IMPLEMENTATION, Engine
-    from .scheduler import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, Scheduler
+    from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 
     for name, value in (("max_concurrency", max_concurrency), ("workers", workers)):
         if value is not None and value < 1:
@@ -114,6 +114,8 @@ def serve_app(
             engine = Engine(catalogue, max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
             _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
             if catalogue.concurrent:
+                from .scheduler import Scheduler
+
                 scheduler = Scheduler(
                     engine,
                     catalogue.session,

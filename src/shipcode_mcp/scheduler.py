@@ -30,6 +30,7 @@ from ._log import log, log_exception
 from .context import Context
 from .errors import ClientError
 from .jsontext import dumps
+from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
 from .protocol import (
     INTERNAL_ERROR,
     INTERNAL_ERROR_TAIL,
@@ -48,11 +49,6 @@ if TYPE_CHECKING:
     from .session import Deferred, Session
     from .signals import StopSignals
 
-DEFAULT_MAX_CONCURRENCY = 1000
-DEFAULT_WORKERS = 32
-DEFAULT_EOF_GRACE = 30.0
-#: After a stop, how long cancelled handlers may take to unwind.
-SETTLE_SECONDS = 1.0
 _unfinished: list[Any] = []  # handlers that ignored their cancellation: kept, never destroyed
 STRAGGLER_TAIL = error_tail(INTERNAL_ERROR, "Request cancelled at end of input")
 

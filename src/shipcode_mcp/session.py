@@ -64,6 +64,8 @@ class Session:
         self.emit: Callable[[bytes], object] | None = None
         #: The concurrent runtime, when one serves this session.
         self.scheduler: Any = None
+        #: Resource uris the client subscribed to.
+        self.subscriptions: set[str] = set()
         self._inline_loop: Any = None
 
     # -- from the line rules ---------------------------------------------------------------
@@ -106,6 +108,11 @@ class Session:
             self.scheduler.send(line)
         elif self.emit is not None:
             self.emit(line)
+
+    def resource_updated(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` if the client subscribed to ``uri``."""
+        if uri in self.subscriptions:
+            self.notify("notifications/resources/updated", {"uri": uri})
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification to the client."""

@@ -73,7 +73,9 @@ def _load_file(path: str):  # -> ModuleType
         raise TargetError(f"no such file: {path!r}")
     path = os.path.abspath(path)
     stem = os.path.splitext(os.path.basename(path))[0]
-    name = stem if stem.isidentifier() and stem not in sys.modules else "shipcode_mcp_target"
+    # A stem that names a standard module (json.py, concurrent.py) must not shadow it.
+    shadows = stem in sys.modules or stem in sys.stdlib_module_names
+    name = stem if stem.isidentifier() and not shadows else "shipcode_mcp_target"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise TargetError(f"cannot load {path!r} as Python")

@@ -1,0 +1,13 @@
+"""Defaults of the concurrent server's limits (see :mod:`shipcode_mcp.scheduler`).
+
+Kept apart so the command line can show them without importing the event loop.
+"""
+
+#: Handlers in flight at most; at the limit the server stops reading input.
+DEFAULT_MAX_CONCURRENCY = 1000
+#: Worker threads for tools registered with ``blocking=True``.
+DEFAULT_WORKERS = 32
+#: Seconds handlers in flight at end of input may still take before they are cancelled.
+DEFAULT_EOF_GRACE = 30.0
+#: After a stop, seconds cancelled handlers may take to unwind.
+SETTLE_SECONDS = 1.0
