@@ -1,0 +1,222 @@
+"""The official MCP conformance suite, pinned, run against a stdio server through ``bridge.mjs``.
+
+:func:`install` puts the packages of ``package-lock.json`` (the suite, the TypeScript SDK the
+bridge uses, and the npm package ``node``, a Node 22: the suite needs 22 or later) into the
+git-ignored ``node_modules`` here, once; :func:`run_suite` starts the bridge in front of a
+server command and runs every server scenario of one spec version against it.
+
+Run by hand (``--pure`` for the pure-Python engine)::
+
+    python tests/conformance/harness.py [--pure] [-- COMMAND [ARG...]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LOCKFILE = HERE / "package-lock.json"
+MODULES = HERE / "node_modules"
+NODE = MODULES / "node" / "bin" / "node"
+SUITE = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+BRIDGE = HERE / "bridge.mjs"
+APP = HERE / "app.py"
+STAMP = MODULES / ".shipcode-lock-sha256"  # the hash of the lockfile last installed
+SPEC_VERSION = "2025-06-18"
+NODE_MAJOR = 22
+
+# How npm reports a registry it cannot reach (its error codes, and its "network" error class).
+UNREACHABLE = re.compile(
+    rb"\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ERR_SOCKET_TIMEOUT)\b"
+    rb"|npm (?:error|ERR!) network"
+)
+# A scenario's results folder: server-<scenario>-<ISO time with ':' and '.' made '-'>.
+RESULTS_FOLDER = re.compile(r"server-(?P<scenario>.+)-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z")
+
+
+class RegistryUnreachable(Exception):
+    """npm is missing or cannot reach its registry: the suite cannot be installed here."""
+
+
+def _installed(digest: str) -> bool:
+    return STAMP.is_file() and STAMP.read_text() == digest and NODE.is_file() and SUITE.is_file()
+
+
+def _npm(npm: str, *args: str) -> subprocess.CompletedProcess:
+    try:
+        done = subprocess.run(
+            [npm, *args, "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=HERE,
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise RegistryUnreachable(f"npm {args[0]} timed out after 600 s") from None
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        if UNREACHABLE.search(output):
+            line = next((x for x in output.decode(errors="replace").splitlines() if x.strip()), "")
+            raise RegistryUnreachable(f"npm {args[0]} cannot reach the registry: {line}")
+        raise RuntimeError(f"npm {' '.join(args)} failed ({done.returncode}):\n{output.decode(errors='replace')}")
+    return done
+
+
+def node_version(node: Path = NODE) -> tuple[int, ...]:
+    """The version of a node binary, ``()`` when it does not run."""
+    try:
+        text = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def install() -> Path:
+    """Install the pinned packages unless already there; the path of the Node 22 binary.
+
+    Idempotent and fast when installed (one hash of the lockfile, compared with the stamp);
+    holds a lock on the lockfile so two runs cannot install at once. Raises
+    :class:`RegistryUnreachable` when npm is missing or cannot reach the registry, and
+    :class:`RuntimeError` for any other failure.
+    """
+    digest = hashlib.sha256(LOCKFILE.read_bytes() + (HERE / "package.json").read_bytes()).hexdigest()
+    if _installed(digest):
+        return NODE
+    with LOCKFILE.open("rb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _installed(digest):
+            return NODE
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RegistryUnreachable("npm not found on PATH")
+        _npm(npm, "ci")
+        # package.json's allowScripts lets npm 11 run the preinstall script that fetches the
+        # node binary; an npm that skipped it anyway runs it here.
+        if not node_version():
+            _npm(npm, "rebuild", "node")
+        version = node_version()
+        if not version or version[0] < NODE_MAJOR:
+            raise RuntimeError(f"{NODE} is not a Node {NODE_MAJOR} or later: version {version or 'unknown'}")
+        STAMP.write_text(digest)
+    return NODE
+
+
+@dataclass
+class SuiteRun:
+    """One run of the suite: each scenario's failed checks (none: passed), and its output."""
+
+    failures: dict[str, list[str]]
+    returncode: int
+    output: str
+    bridge_log: str
+
+    @property
+    def passed(self) -> list[str]:
+        return sorted(name for name, failed in self.failures.items() if not failed)
+
+    @property
+    def failed(self) -> list[str]:
+        return sorted(name for name, failed in self.failures.items() if failed)
+
+
+def read_results(folder: Path) -> dict[str, list[str]]:
+    """Scenario name -> ``"<check>: <error>"`` for each failed check, from the suite's ``checks.json`` files."""
+    failures: dict[str, list[str]] = {}
+    for checks in sorted(folder.glob("*/checks.json")):
+        match = RESULTS_FOLDER.fullmatch(checks.parent.name)
+        if match is None:
+            raise RuntimeError(f"unexpected results folder {checks.parent}")
+        failed = failures.setdefault(match["scenario"], [])
+        for check in json.loads(checks.read_bytes()):
+            if check.get("status") == "FAILURE":
+                failed.append(f"{check.get('name')}: {check.get('errorMessage') or check.get('description')}")
+    return failures
+
+
+@contextlib.contextmanager
+def bridge(command: list[str], env: dict[str, str], log: Path, *options: str) -> Iterator[str]:
+    """Serve the stdio server ``command`` through ``bridge.mjs``; yields its endpoint url.
+
+    ``env`` is the environment of the bridge and so of each server process; the bridge's
+    stderr (the servers' stderr included) goes to the file ``log``. ``options`` go to the
+    bridge before ``--``. On leaving, the bridge's stdin is closed, which stops it.
+    """
+    node = install()
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [node, BRIDGE, *options, "--", *command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=env,
+        )
+    try:
+        url = process.stdout.readline().decode().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the bridge did not start:\n{log.read_text(errors='replace')}")
+        yield url
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+
+
+def run_suite(command: list[str], env: dict[str, str], folder: Path, timeout: float = 600) -> SuiteRun:
+    """Run every ``SPEC_VERSION`` server scenario against ``command`` served by the bridge.
+
+    ``env`` is the environment of each server process; the suite's results and the bridge's
+    log are kept in ``folder``.
+    """
+    results, log = folder / "results", folder / "bridge.log"
+    with bridge(command, env, log) as url:
+        suite = subprocess.run(
+            [NODE, SUITE, "server", "--url", url, "--spec-version", SPEC_VERSION, "--output-dir", results],
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    output = (suite.stdout + suite.stderr).decode(errors="replace")
+    return SuiteRun(read_results(results), suite.returncode, output, log.read_text(errors="replace"))
+
+
+def server_command(app: Path = APP) -> list[str]:
+    """``shipcode-mcp <app>`` with this interpreter."""
+    return [sys.executable, "-m", "shipcode_mcp", str(app)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pure", action="store_true", help="run the pure-Python engine")
+    parser.add_argument("command", nargs="*", help="the stdio server (default: shipcode-mcp app.py)")
+    args = parser.parse_args(argv)
+    env = dict(os.environ)
+    env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
+    if args.pure:
+        env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
+    with tempfile.TemporaryDirectory() as folder:
+        run = run_suite(args.command or server_command(), env, Path(folder))
+    for name, failed in sorted(run.failures.items()):
+        print(f"{'pass' if not failed else 'FAIL'} {name}" + "".join(f"\n     {line}" for line in failed))
+    print(f"{len(run.passed)}/{len(run.failures)} scenarios passed")
+    return 0 if run.failures and not run.failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
