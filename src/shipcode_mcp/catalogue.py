@@ -23,6 +23,7 @@ from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import (
     INVALID_PARAMS,
+    LOG_RANK,
     PROTOCOL_VERSION,
     RESOURCE_NOT_FOUND,
     RESULT_MID,
@@ -31,7 +32,7 @@ from .protocol import (
 )
 from .results import error_result, tool_result
 from .schema import FlatShape, InvalidArguments
-from .session import ASYNC, INLINE, LOG_RANK, Deferred, Session
+from .session import ASYNC, INLINE, Deferred, Session
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from orjson import loads
 
-from .session import LOG_LEVELS, LOG_RANK
+from .protocol import LOG_LEVELS, LOG_RANK
 
 if TYPE_CHECKING:
     from .session import Session

@@ -67,6 +67,10 @@ INTERNAL_ERROR_TAIL = error_tail(INTERNAL_ERROR, "Internal error")
 
 #: The notification that completes the initialize handshake.
 INITIALIZED_NOTIFICATION = "notifications/initialized"
+#: Logging levels of ``notifications/message``, lowest first (RFC 5424 severities).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+#: Each level's rank in LOG_LEVELS.
+LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 #: The notification that cancels a request in flight.
 CANCELLED_NOTIFICATION = "notifications/cancelled"
 #: Bytes a blank line may hold (JSON whitespace, without the newline that ends it).

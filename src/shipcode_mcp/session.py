@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .context import Context
 from .errors import ClientError
 from .jsontext import dumps
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-#: Logging levels of ``notifications/message``, lowest first (RFC 5424 severities).
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
 #: ``Deferred.mode``: run now, in order, on the line processor (a sync tool taking a Context).
 INLINE = 0
@@ -58,7 +55,7 @@ class Session:
     def __init__(self) -> None:
         #: The ``capabilities`` the client declared in ``initialize``.
         self.client_capabilities: dict[str, Any] = {}
-        #: Rank in :data:`LOG_LEVELS` below which log messages are not sent (0: all are).
+        #: Rank in :data:`~shipcode_mcp.protocol.LOG_LEVELS` below which log messages are not sent (0: all are).
         self.log_threshold = 0
         #: Writes whole lines to the output; set by the engine (or the scheduler).
         self.emit: Callable[[bytes], object] | None = None
@@ -74,8 +71,6 @@ class Session:
         """Run deferred work: its body now, None when in flight, or :data:`PAUSE`."""
         if self.scheduler is not None:
             return self.scheduler.defer(id_bytes, deferred)
-        from .context import Context
-
         result = deferred.func(Context(self, id_bytes, deferred.progress_token))
         if deferred.mode == ASYNC:
             if self._inline_loop is None:

@@ -1,0 +1,95 @@
+"""The package's structure: imports run one way, and the framework never reaches the command line.
+
+Every import counts, including those inside functions and under ``TYPE_CHECKING`` blocks
+excepted (they never run). The compiled engine's imports are read from its ``.pyx`` source.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "shipcode_mcp"
+PYX = ROOT / "pyx" / "_engine_c.pyx"
+#: Modules that make up the framework an app is written with.
+FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "runner"}
+
+
+def _runtime_imports(tree: ast.AST, module: str) -> set[str]:
+    """Package modules imported by ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                names = [f"{base}" if base else alias.name for alias in node.names]
+            elif base.startswith("shipcode_mcp"):
+                rest = base[len("shipcode_mcp") :].lstrip(".")
+                names = [rest] if rest else [alias.name for alias in node.names]
+            else:
+                names = []
+            found.update(name.split(".")[0] for name in names if name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("shipcode_mcp."):
+                    found.add(alias.name.split(".")[1])
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    found.discard(module)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph = {path.stem: _runtime_imports(ast.parse(path.read_text()), path.stem) for path in PACKAGE.glob("*.py")}
+    modules = set(graph)
+    pyx_imports = set(re.findall(r"^from shipcode_mcp\.(\w+) import", PYX.read_text(), re.MULTILINE))
+    graph["_engine_c"] = pyx_imports
+    return {name: {target for target in targets if target in modules} for name, targets in graph.items()}
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    graph = import_graph()
+    cycles = []
+
+    def walk(node: str, path: list[str]) -> None:
+        for target in sorted(graph.get(node, ())):
+            if target == path[0]:
+                cycles.append(" -> ".join([*path, target]))
+            elif target not in path and len(path) < 12:
+                walk(target, [*path, target])
+
+    for start in sorted(graph):
+        walk(start, [start])
+    assert cycles == []
+
+
+def test_the_framework_never_imports_the_command_line() -> None:
+    graph = import_graph()
+    reach = {}
+    for start in FRAMEWORK:
+        seen, todo = set(), [start]
+        while todo:
+            node = todo.pop()
+            for target in graph.get(node, ()):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        reach[start] = seen
+    assert {name: "cli" in seen for name, seen in reach.items()} == dict.fromkeys(FRAMEWORK, False)
+
+
+def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> None:
+    source = PYX.read_text()
+    assert "_engine_py" not in source
+    imported = re.findall(r"^from shipcode_mcp\.\w+ import \(?([^)]*?)\)?$", source, re.MULTILINE | re.DOTALL)
+    names = [name.strip() for group in imported for name in group.replace("\n", ",").split(",") if name.strip()]
+    assert [name for name in names if name.startswith("_")] == []
