@@ -572,7 +572,7 @@ cdef class Engine:
 
     cdef int _flush(self, int fd) except -1:
         """Write every pending answer (blocking while the reader is slow)."""
-        cdef Py_ssize_t done
+        cdef Py_ssize_t done = 0
         while self._out_sent < self._out_len:
             # A signal that arrives during a partial write does not make write(2) fail: look.
             PyErr_CheckSignals()
@@ -584,7 +584,7 @@ cdef class Engine:
 
     cdef int _flush_soon(self, int fd) except -1:
         """Best effort on the way out: write pending answers while the reader takes them (see the pure twin)."""
-        cdef Py_ssize_t done
+        cdef Py_ssize_t done = 0
         cdef Py_ssize_t n
         try:
             while self._out_sent < self._out_len and _wait(fd, POLLOUT, _STOP_FLUSH_IDLE_MS):
@@ -910,6 +910,7 @@ cdef class Engine:
                 text_arg = value
                 text_member = &arguments[i]
         cdef bint unchanged = False
+        body = None
         self._due()
         try:
             result = tool.func(**kwargs)

@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
+from ._version import __version__
 from .app import Server
 from .context import Context
 from .errors import ClientError, RpcError, ToolError
 from .handlers import Resource, Tool
 
-__version__ = "1.0.0"
 __all__ = ["ClientError", "Context", "Resource", "RpcError", "Server", "Tool", "ToolError", "__version__"]

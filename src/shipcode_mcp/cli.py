@@ -54,8 +54,9 @@ def build_parser():  # -> argparse.ArgumentParser
     """The command-line parser (every option documented in ``--help``)."""
     import argparse
 
-    from . import __version__, _log
+    from . import _log
     from ._engine import IMPLEMENTATION
+    from ._version import __version__
     from .folder import DEFAULT_MAX_RESOURCE_BYTES
     from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from .app import Server
 
-app = Server("shipcode-mcp", version="1.0.0")
+#: The ``serverInfo`` version the default catalogue reports: part of its wire contract, so it
+#: stays "1.0.0" whatever the package version (``shipcode_mcp.__version__``) is.
+CATALOGUE_VERSION = "1.0.0"
+
+app = Server("shipcode-mcp", version=CATALOGUE_VERSION)
 
 
 @app.tool()

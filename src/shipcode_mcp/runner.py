@@ -84,6 +84,20 @@ def standard_descriptors_ready() -> bool:
     return True
 
 
+def announce_on_terminal(name: str, engine: str) -> None:
+    """One line on stderr for a person at a terminal: what serves, and how to end it."""
+    from ._version import __version__
+
+    try:
+        sys.stderr.write(
+            f"shipcode-mcp {__version__} (engine: {engine}) serving {name}: one JSON-RPC message per line "
+            "on stdin; end with Ctrl-D\n"
+        )
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def serve_app(
     app: Server,
     max_message_bytes: int | None = None,
@@ -113,6 +127,8 @@ def serve_app(
             catalogue = app.catalogue()
             engine = Engine(catalogue, max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
             _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
+            if os.isatty(0):
+                announce_on_terminal(app.name, IMPLEMENTATION)
             if catalogue.concurrent:
                 from .scheduler import Scheduler
 
