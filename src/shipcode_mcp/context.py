@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from orjson import loads
 
+from .errors import ClientError
 from .protocol import LOG_LEVELS, LOG_RANK
 
 if TYPE_CHECKING:
@@ -142,4 +143,7 @@ class Context:
     async def list_roots(self) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""
         result = await self._session.request("roots/list", None, "roots")
-        return result.get("roots", []) if type(result) is dict else []
+        roots = result.get("roots")
+        if type(roots) is not list:
+            raise ClientError("roots/list: the client answered with an invalid result")
+        return roots

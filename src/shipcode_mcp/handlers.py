@@ -52,7 +52,7 @@ def progress_token(params: dict[str, Any] | None) -> object:
     meta = params.get("_meta") if params is not None else None
     if type(meta) is dict:
         token = meta.get("progressToken")
-        if type(token) is str or type(token) is int:
+        if type(token) is str or type(token) is int or (type(token) is float and token == token):
             return token
     return None
 

@@ -29,7 +29,7 @@ from .protocol import (
     RESULT_TAIL,
     RpcError,
 )
-from .session import PAUSE, Deferred
+from .session import HANDLER_FAULTS, PAUSE, Deferred
 
 if TYPE_CHECKING:
     from .catalogue import Catalogue
@@ -141,7 +141,7 @@ class LineRules:
             # A handler raising one shared instance again and again would extend its
             # traceback (keeping every frame alive) with each answer.
             error.__traceback__ = None
-        except Exception:
+        except HANDLER_FAULTS:
             log_exception(f"internal error answering {method!r}")
             out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
         else:

@@ -42,7 +42,7 @@ from .protocol import (
     ServerStop,
     error_tail,
 )
-from .session import ASYNC, INLINE, PAUSE
+from .session import ASYNC, INLINE, PAUSE, settled
 from .signals import keep_off_this_thread
 
 if TYPE_CHECKING:
@@ -311,7 +311,7 @@ class Scheduler:
         if deferred.mode == INLINE:
             return deferred.func(ctx)
         if deferred.mode == ASYNC:
-            job = self.loop.create_task(deferred.func(ctx))
+            job = self.loop.create_task(settled(deferred, ctx))
         else:
             if self.pool is None:
                 self.pool = WorkerPool(self.workers)
@@ -398,8 +398,8 @@ class Scheduler:
         future, method = waiting
         if future.done():
             return
-        if "result" in message:
-            future.set_result(message["result"])
+        if "error" not in message:
+            future.set_result(message.get("result"))
             return
         error = message.get("error")
         if type(error) is dict:

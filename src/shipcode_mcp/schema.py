@@ -24,14 +24,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-# JSON Schema scalar type -> the exact Python types of the parsed JSON values it admits.
-# ("number" admits float only when finite: see FlatShape.__call__.)
+#: The one table of flat shapes: each JSON Schema scalar type -> the kinds of JSON value it
+#: admits. ``FlatShape`` checks parsed values with it; the compiled engine reads it at start-up
+#: to check values straight from the input bytes.
+FLAT_TYPE_ADMITS: dict[str, tuple[str, ...]] = {
+    "string": ("string",),
+    "integer": ("integer",),
+    "number": ("integer", "float"),  # floats only when finite: see FlatShape.__call__
+    "boolean": ("boolean",),
+    "null": ("null",),
+}
+#: Each JSON value kind -> the Python type a parsed value of that kind has.
+VALUE_KIND_TYPES: dict[str, type] = {"string": str, "integer": int, "float": float, "boolean": bool, "null": type(None)}
 _SCALAR_TYPES: dict[str, frozenset[type]] = {
-    "string": frozenset({str}),
-    "integer": frozenset({int}),
-    "number": frozenset({int, float}),
-    "boolean": frozenset({bool}),
-    "null": frozenset({type(None)}),
+    kind: frozenset(VALUE_KIND_TYPES[value_kind] for value_kind in admits) for kind, admits in FLAT_TYPE_ADMITS.items()
 }
 # Property keywords that do not change what is valid.
 _ANNOTATION_KEYWORDS = frozenset({"type", "title", "description", "default", "examples"})

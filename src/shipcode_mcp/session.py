@@ -27,6 +27,8 @@ THREAD = 2
 
 #: Returned by :meth:`Session.defer` when the in-flight limit is reached: stop reading input.
 PAUSE = object()
+#: What a handler may raise and still get an answer (-32603): it cannot stop the server.
+HANDLER_FAULTS = (Exception, SystemExit)
 
 
 class Deferred:
@@ -42,6 +44,15 @@ class Deferred:
         self.func = func
         self.mode = mode
         self.progress_token = progress_token
+
+
+async def settled(deferred: Deferred, ctx: Any) -> Any:
+    """Run ``ASYNC`` deferred work; a ``SystemExit`` it raises becomes a RuntimeError, so it
+    fails that request instead of stopping the event loop."""
+    try:
+        return await deferred.func(ctx)
+    except SystemExit as error:
+        raise RuntimeError(f"a handler raised SystemExit({error.code!r})") from error
 
 
 def notification_line(method: str, params: dict[str, Any]) -> bytes:
@@ -119,4 +130,7 @@ class Session:
             raise ClientError(f"{method}: the client did not declare the {capability} capability")
         if self.scheduler is None:
             raise ClientError(f"{method}: no client connection to ask")
-        return await self.scheduler.request(method, params)
+        result = await self.scheduler.request(method, params)
+        if type(result) is not dict:
+            raise ClientError(f"{method}: the client answered with an invalid result")
+        return result
