@@ -1,0 +1,344 @@
+"""The plan of a run: the modes, how long each run is, and the phases with their interleaved rounds."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+
+from .common import log
+from .fmt import fmt_size
+from .measure import calibrate, parallel, pingpong, pipelined
+from .servers import Spec
+from .session import Failure
+from .workloads import WORKLOADS, echo_size_of
+
+MODES = {
+    #            rounds  seconds/run  latency samples  echo sizes (bytes)                               rss counts
+    "quick": dict(
+        rounds=3,
+        seconds=0.2,
+        burst=0.04,
+        lat=2000,
+        lat_budget=0.2,
+        scale_rounds=1,
+        sizes=[10, 1024, 65536, 1 << 20, 4 << 20],
+        scale_seconds=0.15,
+        lat_rounds=2,
+        rss_counts=[1_000, 100_000, 1_000_000],
+        rss_cap=8.0,
+        par=[1, 2, 4],
+        par_rounds=1,
+        scale_servers=["compiled", "pure", "naive"],
+        n_min=30,
+        n_max=1_000_000,
+    ),
+    "full": dict(
+        rounds=5,
+        seconds=1.0,
+        burst=0.1,
+        lat=10000,
+        lat_budget=1.0,
+        scale_rounds=2,
+        sizes=[10, 100, 1024, 10240, 65536, 102400, 1 << 20, 4 << 20],
+        scale_seconds=0.5,
+        lat_rounds=3,
+        rss_counts=[1_000, 10_000, 100_000, 1_000_000],
+        rss_cap=60.0,
+        par=[1, 2, 4],
+        par_rounds=2,
+        scale_servers=None,
+        n_min=100,
+        n_max=5_000_000,
+    ),
+    "smoke": dict(
+        rounds=1,
+        seconds=0.0,
+        burst=0.0,
+        lat=200,
+        lat_budget=0.0,
+        scale_rounds=1,
+        sizes=[10, 65536, 1 << 20],
+        scale_seconds=0.0,
+        lat_rounds=1,
+        rss_counts=[1_000],
+        rss_cap=5.0,
+        par=[1, 2],
+        par_rounds=1,
+        scale_servers=None,
+        n_min=1,
+        n_max=10_000,
+    ),
+}
+SMOKE_N = {"ping": 1500, "add": 700, "echo100": 700, "echo64k": 40, "tools/list": 300, "mix": 1000}
+SMOKE_ECHO_N = {10: 300, 65536: 20, 1 << 20: 3}
+
+
+def nice(n: float, lo: int, hi: int) -> int:
+    """Round down to 1, 1.5, 2, 3, 5 or 7 times a power of ten, within [lo, hi]."""
+    n = max(lo, min(hi, n))
+    p = 10 ** int(math.floor(math.log10(max(n, 1))))
+    best = p
+    for m in (1, 1.5, 2, 3, 5, 7):
+        if m * p <= n:
+            best = int(m * p)
+    return max(lo, min(hi, best))
+
+
+def _stats(values: list) -> dict | None:
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": len(values)}
+
+
+class Bench:
+    def __init__(self, args, specs: list):
+        self.args = args
+        self.mode = args.mode
+        self.cfg = dict(MODES[args.mode])
+        if args.rounds:
+            self.cfg["rounds"] = args.rounds
+        if args.seconds:
+            self.cfg["seconds"] = args.seconds
+        self.specs = specs
+        self.live = [s for s in specs if s.available]
+        self.workloads = [w for w in WORKLOADS if not args.workloads or w in args.workloads.split(",")]
+        self.skip = set((args.skip or "").split(",")) - {""}
+        self.rates: dict = {}
+        self.failures: list = []
+        self.passed = 0  # sessions whose every response was checked and right
+        self.failed: set = set()
+        self.out = {
+            "throughput": {},
+            "latency": {},
+            "startup_ms": {},
+            "echo_scaling": {},
+            "rss_vs_requests": {},
+            "parallel": {},
+        }
+        self._startups: dict = {}
+
+    # --- helpers
+    def timeout(self, expected_seconds: float) -> float:
+        return 60.0 + 10 * expected_seconds
+
+    def fail(self, spec: Spec, what: str, exc: Exception) -> None:
+        msg = f"{spec.name} / {what}: {exc}"
+        self.failures.append(msg)
+        self.failed.add((spec.name, what))
+        log("FAIL " + msg)
+
+    def n_for(self, spec: Spec, wl: str, seconds: float) -> int:
+        if self.mode == "smoke":
+            if wl.startswith("echo:"):
+                return SMOKE_ECHO_N.get(echo_size_of(wl), 5)
+            return SMOKE_N[wl]
+        rate = self.rate(spec, wl)
+        if rate is None:
+            return 0
+        lo = self.cfg["n_min"]
+        hi = self.cfg["n_max"] // (4 if spec.check == "lines" else 1)  # cat: a floor, not a contender
+        if wl.startswith("echo:"):
+            lo = 3
+        if wl == "echo64k" or wl.startswith("echo:"):
+            hi = max(3, min(hi, (512 << 20) // (echo_size_of(wl) + 100)))
+        return nice(rate * seconds, min(lo, hi), hi)
+
+    def rate(self, spec: Spec, wl: str) -> float | None:
+        r = self.rates.get(spec.name, {})
+        if wl in r:
+            return r[wl]
+        if wl.startswith("echo:") and "echo100" in r and "echo64k" in r:
+            # time per request ~ a + b * size, fitted through the two calibrated echo sizes
+            t1, t2 = 1 / r["echo100"], 1 / r["echo64k"]
+            b = max((t2 - t1) / (65536 - 100), 1e-12)
+            a = max(t1 - b * 100, 1e-9)
+            return 1 / (a + b * echo_size_of(wl))
+        return None
+
+    def order(self, r: int, specs: list | None = None) -> list:
+        specs = self.live if specs is None else specs
+        if not specs:
+            return []
+        k = r % len(specs)
+        return specs[k:] + specs[:k]
+
+    # --- phases
+    def run(self) -> None:
+        if self.mode != "smoke":
+            self.phase_calibrate()
+        elif any(s.custom for s in self.live):
+            for spec in [s for s in self.live if s.custom]:
+                self._calibrate_one(spec, [])
+        self.phase_throughput()
+        if "latency" not in self.skip:
+            self.phase_latency()
+        if "scaling" not in self.skip:
+            self.phase_echo_sizes()
+            self.phase_rss_counts()
+        if "parallel" not in self.skip:
+            self.phase_parallel()
+        for name, values in self._startups.items():
+            self.out["startup_ms"][name] = _stats(values)
+
+    def _calibrate_one(self, spec: Spec, workloads: list) -> None:
+        try:
+            self.rates[spec.name] = calibrate(spec, workloads, self.cfg["burst"], self.timeout(10))
+        except (Failure, OSError) as exc:
+            self.fail(spec, "calibration", exc)
+            spec.available = False
+            self.live = [s for s in self.live if s.available]
+
+    def phase_calibrate(self) -> None:
+        need = [w for w in self.workloads]
+        for wl in ("echo100", "echo64k"):
+            if wl not in need and "scaling" not in self.skip:
+                need.append(wl)
+        for spec in list(self.live):
+            log(f"calibrating {spec.name}")
+            self._calibrate_one(spec, need)
+            if spec.name in self.rates:
+                rates = self.rates[spec.name]
+                log("  " + ", ".join(f"{w} ~{rates[w]:,.0f}/s" for w in rates))
+
+    def phase_throughput(self) -> None:
+        rounds = self.cfg["rounds"]
+        for r in range(rounds):
+            for wl in self.workloads:
+                for spec in self.order(r):
+                    if not spec.serves(wl) or (spec.name, wl) in self.failed:
+                        continue
+                    n = self.n_for(spec, wl, self.cfg["seconds"])
+                    if n <= 0:
+                        continue
+                    try:
+                        res = pipelined(spec, wl, n, self.timeout(self.cfg["seconds"] * 4))
+                    except (Failure, OSError) as exc:
+                        self.fail(spec, wl, exc)
+                        continue
+                    self._startups.setdefault(spec.name, []).append(res.startup_ms)
+                    cell = self.out["throughput"].setdefault(wl, {}).setdefault(spec.name, {"runs": []})
+                    cell["runs"].append(dataclasses.asdict(res))
+                    self.passed += 1
+                    log(
+                        f"round {r + 1}/{rounds} {wl:<10} {spec.name:<20} {res.rps:>12,.0f} req/s"
+                        f"  n={n:,}  cpu {res.cpu_s_per_m or 0:,.2f} s/M  rss {res.rss_mib:.1f} MiB"
+                        + (f"  reordered {res.reordered}" if res.reordered else "")
+                    )
+        for per in self.out["throughput"].values():
+            for cell in per.values():
+                runs = cell["runs"]
+                cell["rps"] = _stats([x["rps"] for x in runs])
+                cell["cpu_s_per_m"] = _stats([x["cpu_s_per_m"] for x in runs])
+                cell["rss_mib"] = _stats([x["rss_mib"] for x in runs])
+                cell["n"] = runs[-1]["n"]
+                cell["reordered"] = max(x["reordered"] for x in runs)
+
+    def phase_latency(self) -> None:
+        rounds = max(1, min(self.cfg["rounds"], self.cfg["lat_rounds"]))
+        per: dict = {}
+        for r in range(rounds):
+            for spec in self.order(r):
+                if (spec.name, "latency") in self.failed:
+                    continue
+                try:
+                    res = pingpong(spec, self.cfg["lat"], self.cfg["lat_budget"], self.timeout(5))
+                except (Failure, OSError) as exc:
+                    self.fail(spec, "latency", exc)
+                    continue
+                per.setdefault(spec.name, []).append(res)
+                self.passed += 1
+                self._startups.setdefault(spec.name, []).append(res["startup_ms"])
+                log(
+                    f"latency {r + 1}/{rounds} {spec.name:<20} p50 {res['p50_us']:8.1f} us  p99 {res['p99_us']:8.1f} us"
+                )
+        for name, runs in per.items():
+            self.out["latency"][name] = {
+                "p50_us": _stats([x["p50_us"] for x in runs]),
+                "p99_us": _stats([x["p99_us"] for x in runs]),
+                "samples": sum(x["samples"] for x in runs),
+            }
+
+    def _scale_specs(self) -> list:
+        names = self.cfg["scale_servers"]
+        if names is None or self.args.servers or self.args.server:
+            return [s for s in self.live if s.name != "compiled-unbuffered"]
+        return [s for s in self.live if s.name in names]
+
+    def phase_echo_sizes(self) -> None:
+        specs = self._scale_specs()
+        for r in range(self.cfg["scale_rounds"]):
+            for size in self.cfg["sizes"]:
+                wl = f"echo:{size}"
+                for spec in self.order(r, specs):
+                    if not spec.serves(wl) or (spec.name, wl) in self.failed:
+                        continue
+                    n = self.n_for(spec, wl, self.cfg["scale_seconds"])
+                    if n <= 0:
+                        continue
+                    try:
+                        res = pipelined(spec, wl, n, self.timeout(self.cfg["scale_seconds"] * 4))
+                    except (Failure, OSError) as exc:
+                        self.fail(spec, wl, exc)
+                        continue
+                    mbs = n * size / res.seconds / 1e6
+                    cell = self.out["echo_scaling"].setdefault(spec.name, {}).setdefault(str(size), {"runs": []})
+                    cell["runs"].append({"n": n, "mb_s": mbs, "rps": res.rps, "rss_mib": res.rss_mib})
+                    self.passed += 1
+                    log(
+                        f"echo {fmt_size(size):>8} {spec.name:<20} {mbs:10.1f} MB/s  n={n:,}  rss {res.rss_mib:.1f} MiB"
+                    )
+        for per in self.out["echo_scaling"].values():
+            for cell in per.values():
+                cell["mb_s"] = _stats([x["mb_s"] for x in cell["runs"]])
+                cell["rss_mib"] = _stats([x["rss_mib"] for x in cell["runs"]])
+
+    def phase_rss_counts(self) -> None:
+        for spec in self._scale_specs():
+            if not spec.serves("ping"):
+                continue
+            row = self.out["rss_vs_requests"].setdefault(spec.name, {})
+            for count in self.cfg["rss_counts"]:
+                rate = self.rate(spec, "ping") or 0
+                est = count / rate if rate else 0
+                if self.mode != "smoke" and est > self.cfg["rss_cap"]:
+                    row[str(count)] = {"skipped": f"would take ~{est:.0f} s"}
+                    continue
+                try:
+                    res = pipelined(spec, "ping", count, self.timeout(est))
+                except (Failure, OSError) as exc:
+                    if spec.group in ("peer", "custom") and str(exc).startswith("timed out"):
+                        row[str(count)] = {"skipped": f"timed out after {self.timeout(est):.0f} s"}
+                        log(f"rss  {count:>9,} pings {spec.name:<20} timed out (not counted as a failure for a peer)")
+                        continue
+                    self.fail(spec, f"ping x{count}", exc)
+                    continue
+                row[str(count)] = {"rss_mib": res.rss_mib, "rps": res.rps}
+                self.passed += 1
+                log(f"rss  {count:>9,} pings {spec.name:<20} {res.rss_mib:7.1f} MiB  ({res.rps:,.0f} req/s)")
+
+    def phase_parallel(self) -> None:
+        specs = self._scale_specs()
+        wl = "mix" if "mix" in self.workloads else self.workloads[0]
+        for r in range(self.cfg["par_rounds"]):
+            for k in self.cfg["par"]:
+                for spec in self.order(r, specs):
+                    if not spec.serves(wl) or (spec.name, f"parallel {k}") in self.failed:
+                        continue
+                    n = self.n_for(spec, wl, self.cfg["seconds"])
+                    if n <= 0:
+                        continue
+                    try:
+                        agg = parallel(spec, wl, n, k, self.timeout(self.cfg["seconds"] * 4 * k))
+                    except (Failure, OSError) as exc:
+                        self.fail(spec, f"parallel {k}", exc)
+                        continue
+                    cell = self.out["parallel"].setdefault(spec.name, {}).setdefault(str(k), {"runs": []})
+                    cell["runs"].append(agg)
+                    self.passed += k
+                    log(f"parallel x{k} {wl} {spec.name:<20} {agg:12,.0f} req/s aggregate (n={n:,} each)")
+        self.out["parallel_workload"] = wl
+        for per in self.out["parallel"].values():
+            for cell in per.values():
+                cell["rps"] = _stats(cell["runs"])

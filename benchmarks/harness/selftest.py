@@ -1,0 +1,33 @@
+"""The checker's self-test: the harness must notice wrong answers, or "every response checked" means nothing."""
+
+from __future__ import annotations
+
+import orjson
+
+from .checks import Expect, check_semantic
+from .plan import nice
+from .session import locate_difference
+from .workloads import build_expected, build_semantic
+
+
+def self_test() -> None:
+    exp = build_expected("mix", 200)
+    assert exp.count(b"\n") == 200
+    bad = bytearray(exp)
+    bad[len(exp) // 2] ^= 0x01
+    assert not exp.startswith(bytes(bad), 0)
+    assert "differs" in locate_difference(exp, 0, bytes(bad))
+    sem = build_semantic("mix", 200)
+    good = [orjson.loads(x) for x in exp.splitlines()]
+    assert check_semantic(good, sem, Expect()) == ([], 0)
+    swapped = good[:]
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    assert check_semantic(swapped, sem, Expect())[1] == 2
+    wrong = [dict(m) for m in good]
+    for m in wrong:
+        if "content" in m["result"]:
+            m["result"] = {"content": [{"type": "text", "text": "nope"}]}
+            break
+    assert check_semantic(wrong, sem, Expect())[0]
+    assert check_semantic(good[:-1], sem, Expect())[0]
+    assert nice(1234, 1, 10**6) == 1000 and nice(1600, 1, 10**6) == 1500
