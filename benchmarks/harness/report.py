@@ -26,7 +26,10 @@ def to_markdown(res: dict, specs: list) -> str:
     L.append("")
     L.append("Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
     L.append("")
-    L.append(f"Command: `{res['command']}` · {res['rounds']} interleaved rounds · {res['duration_s']:.0f} s in all")
+    rounds = f"{res['rounds']} interleaved rounds"
+    if res["mode"] == "smoke":
+        rounds = f"{res['config']['guard_rounds']} interleaved rounds of ping and mix, 1 of the rest"
+    L.append(f"Command: `{res['command']}` · {rounds} · {res['duration_s']:.0f} s in all")
     L.append("")
     thr = res["throughput"]
     wls = [w for w in WORKLOADS if w in thr]

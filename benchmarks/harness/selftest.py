@@ -7,6 +7,7 @@ import orjson
 from .checks import Expect, check_semantic
 from .plan import nice
 from .session import locate_difference
+from .targets import ratio_rows, unmet
 from .workloads import build_expected, build_semantic
 
 
@@ -31,3 +32,6 @@ def self_test() -> None:
     assert check_semantic(wrong, sem, Expect())[0]
     assert check_semantic(good[:-1], sem, Expect())[0]
     assert nice(1234, 1, 10**6) == 1000 and nice(1600, 1, 10**6) == 1500
+    nothing = {"throughput": {}, "latency": {}, "startup_ms": {}, "rss_vs_requests": {}}
+    rows = ratio_rows(nothing)
+    assert rows and unmet(rows) == [row for row in rows if row["status"]], "a target without a figure must fail"
