@@ -60,6 +60,9 @@ class Expect:
                 return None if norm_tools(result) == self.tools else "tools/list differs"
             if kind == "read":
                 return None if norm_read(result) == self.read else "resources/read differs"
+            if kind == "sleep":
+                got = texts_of(result)
+                return None if got == ([("text", "ok")], False) else f"sleep gave {str(got)[:120]}"
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             return f"malformed {kind} result ({exc!r})"
         return f"unknown kind {kind}"
@@ -107,6 +110,37 @@ def check_semantic(lines: list, expectations: list, expect: Expect) -> tuple[lis
             why = expect.check(exp[1], exp[2], msg["result"])
             if why:
                 problems.append(f"id {rid}: {why}")
+        if len(problems) > 5:
+            break
+    if pending and len(problems) <= 5:
+        problems.append(f"{len(pending)} requests got no answer (first id {min(pending)})")
+    return problems, reordered
+
+
+def check_exact_any_order(data: bytes, template: bytes, first_id: int, n: int) -> tuple[list, int]:
+    """(problems, reordered) for n answers that must each be exactly ``template % id``, in any order.
+
+    For shipcode-mcp's answers to async tools: each line is compared byte for byte with the answer its id
+    must get; every id from ``first_id`` must come exactly once. Answers that finish out of order may be
+    written out of order (JSON-RPC matches them by id)."""
+    problems = []
+    pending = set(range(first_id, first_id + n))
+    reordered = 0
+    lines = data.split(b"\n")
+    if lines[-1] != b"":
+        problems.append(f"output does not end with a newline: {lines[-1][:200]!r}")
+    for pos, line in enumerate(lines[:-1]):
+        try:
+            rid = orjson.loads(line).get("id")
+        except (orjson.JSONDecodeError, AttributeError):
+            rid = None
+        if not isinstance(rid, int) or rid not in pending:
+            problems.append(f"response {pos + 1}: unexpected or repeated id {rid!r}: {line[:200]!r}")
+        elif line + b"\n" != template % rid:
+            problems.append(f"id {rid} differs:\n    want {(template % rid)[:-1]!r}\n    got  {line[:300]!r}")
+        else:
+            pending.discard(rid)
+            reordered += rid != first_id + pos
         if len(problems) > 5:
             break
     if pending and len(problems) <= 5:

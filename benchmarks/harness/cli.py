@@ -15,11 +15,11 @@ from .chart import draw_chart
 from .common import RESULTS, ROOT, log
 from .machine import machine_info
 from .plan import MODES, Bench
-from .report import to_markdown, update_readme
+from .report import fmt_ratio, to_markdown, update_readme
 from .selftest import self_test
 from .servers import builtin_specs, resolve_servers
 from .targets import GROUPS, ratio_rows, unmet
-from .workloads import WORKLOADS
+from .workloads import SLOW, WORKLOADS
 
 SCRATCH_TAG = "last"  # benchmarks/results/last.* is git-ignored; only latest.* is committed
 
@@ -33,6 +33,16 @@ def output_files(args) -> tuple[Path | None, str]:
     if args.mode == "smoke":
         return None, ""
     return RESULTS, SCRATCH_TAG
+
+
+def _sizes(text: str) -> list:
+    sizes = [int(part) for part in text.split(",") if part.strip()]
+    if not sizes or min(sizes) < 1:
+        raise ValueError(text)
+    return sizes
+
+
+_sizes.__name__ = "comma-separated positive integers"
 
 
 def target_groups(args) -> list:
@@ -72,8 +82,26 @@ def main(argv=None) -> int:
         help='any stdio MCP server command, e.g. "node their-server.js" (repeatable)',
     )
     ap.add_argument("--name", action="append", metavar="LABEL", help="label for the matching --server (in order)")
-    ap.add_argument("--workloads", help="comma-separated subset of: " + ",".join(WORKLOADS))
-    ap.add_argument("--skip", help="comma-separated phases to skip: latency, scaling, parallel")
+    ap.add_argument("--workloads", help="comma-separated subset of: " + ",".join([*WORKLOADS, SLOW]))
+    ap.add_argument("--skip", help=f"comma-separated phases to skip: latency, scaling, parallel, {SLOW}")
+    ap.add_argument(
+        "--slow-sizes",
+        type=_sizes,
+        metavar="N,N",
+        help=f"numbers of calls of the {SLOW} workload (quick and full "
+        + ",".join(map(str, MODES["quick"]["slow_sizes"]))
+        + ", smoke "
+        + ",".join(map(str, MODES["smoke"]["slow_sizes"]))
+        + ")",
+    )
+    ap.add_argument(
+        "--slow-limit",
+        type=float,
+        metavar="S",
+        help=f"cut a {SLOW} run not done S seconds after its initialize answer (quick "
+        f"{MODES['quick']['slow_limit']:.0f}, full {MODES['full']['slow_limit']:.0f}, smoke "
+        f"{MODES['smoke']['slow_limit']:.0f}); a larger size whose estimate exceeds S is skipped",
+    )
     ap.add_argument(
         "--rounds",
         type=int,
@@ -110,6 +138,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.mode = args.mode or "quick"
     groups = target_groups(args)
+    unknown = set((args.workloads or "").split(",")) - {"", SLOW, *WORKLOADS}
+    if unknown:
+        ap.error(f"--workloads: unknown workload(s) {', '.join(sorted(unknown))}")
     if args.check_targets and not set(groups) <= set(GROUPS):
         ap.error(f"--check-targets: unknown group(s) {', '.join(sorted(set(groups) - set(GROUPS)))}")
     out, tag = output_files(args)
@@ -195,7 +226,7 @@ def main(argv=None) -> int:
     if args.check_targets is not None:
         bad = unmet(res["ratios"])
         for row in bad:
-            value = "no figure" if row["value"] is None else f"{row['value']:.3g}x"
+            value = "no figure" if row["value"] is None else fmt_ratio(row)
             log(
                 f"target {'missed' if row['status'] == 'MISSED' else 'not measured'}: {row['figure']}: {value}, "
                 f"want {row['target']}"

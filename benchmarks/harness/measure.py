@@ -1,4 +1,5 @@
-"""One measured run each: pipelined throughput, ping-pong latency, parallel sessions, calibration."""
+"""One measured run each: pipelined throughput, slow tool calls, ping-pong latency, parallel sessions,
+calibration."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 
 import orjson
 
-from .checks import Expect, check_semantic, norm_read, norm_tools
+from .checks import Expect, check_exact_any_order, check_semantic, norm_read, norm_tools
 from .common import log
 from .servers import Spec
 from .session import (
@@ -16,11 +17,12 @@ from .session import (
     Failure,
     Session,
     feed,
+    read_answer_lines,
     read_exact,
     read_lines,
     read_messages,
 )
-from .workloads import BLOBS, EXP, INITIALIZED, REQ, build_requests
+from .workloads import BLOBS, EXP, INITIALIZED, REQ, SLOW, build_requests
 
 
 @dataclasses.dataclass
@@ -110,6 +112,77 @@ def pipelined(spec: Spec, wl: str, n: int, timeout: float) -> RunResult:
         startup_ms=s.startup_ms,
         reordered=reordered,
         server_messages=others,
+    )
+
+
+@dataclasses.dataclass
+class SlowResult:
+    n: int
+    wall_ms: float | None  # None: cut at the time limit
+    cpu_us_per_call: float | None
+    rss_mib: float | None
+    startup_ms: float
+    reordered: int = 0
+    limited: bool = False
+
+
+def slow_calls(spec: Spec, n: int, limit: float) -> SlowResult:
+    """Spawn the server's slow-workload command, initialize, then pipeline n calls to its async ``sleep`` tool.
+
+    Timed from the ``initialize`` answer to the last answer. Answers may come in any order; shipcode-mcp's are
+    still compared byte for byte, each with the one its id must get. A run not done ``limit`` seconds after the
+    ``initialize`` answer is killed and returned as cut (``limited``), not failed: a server that runs async
+    tools one at a time needs n x 20 ms."""
+    requests = INITIALIZED + BLOBS.get("req", SLOW, n)
+    s = Session(spec, 60.0, argv=spec.slow_argv)
+    try:
+        s.initialize()
+        s.rearm(limit)
+        errors: list = []
+        writer = threading.Thread(target=feed, args=(s, requests, errors), daemon=True)
+        writer.start()
+        data = responses = None
+        try:
+            if spec.check == "exact":
+                data = read_answer_lines(s, n)
+                t1 = time.perf_counter()
+            else:
+                responses, _, t1 = read_messages(s, n)
+        except Failure:
+            if not s.killed:
+                raise
+            writer.join(EXIT_GRACE)  # the killed server's pipe is broken: the writer stops
+            s.abort()
+            return SlowResult(n, None, None, None, s.startup_ms, limited=True)
+        s.sample_rss()
+        writer.join()
+        if errors:
+            raise Failure(errors[0])
+        reordered = 0
+        if data is not None:
+            problems, reordered = check_exact_any_order(data, EXP["sleep"], 2, n)
+            if problems:
+                raise Failure("; ".join(problems))
+        reordered = max(reordered, _conclude(s, spec, SLOW, n, responses))
+    except BaseException as exc:
+        tail = ""
+        try:
+            s.abort()
+            tail = s.stderr_tail()
+        except Exception:
+            pass
+        if isinstance(exc, Exception):
+            why = str(exc) if isinstance(exc, Failure) else repr(exc)
+            raise Failure(why + (f"\n    stderr: {tail}" if tail else "")) from None
+        raise
+    cpu = s.cpu_since_init() if s.cpu_at_init is not None else None
+    return SlowResult(
+        n=n,
+        wall_ms=(t1 - s.t_init) * 1e3,
+        cpu_us_per_call=None if cpu is None else cpu / n * 1e6,
+        rss_mib=s.max_rss_mib,
+        startup_ms=s.startup_ms,
+        reordered=reordered,
     )
 
 

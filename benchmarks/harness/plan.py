@@ -8,10 +8,10 @@ import statistics
 
 from .common import log
 from .fmt import fmt_size
-from .measure import calibrate, parallel, pingpong, pipelined
+from .measure import calibrate, parallel, pingpong, pipelined, slow_calls
 from .servers import Spec
 from .session import Failure
-from .workloads import WORKLOADS, echo_size_of
+from .workloads import SLOW, WORKLOADS, echo_size_of
 
 MODES = {
     "quick": dict(
@@ -31,6 +31,10 @@ MODES = {
         scale_servers=["compiled", "pure", "naive"],
         n_min=30,
         n_max=1_000_000,
+        slow_sizes=[1_000, 10_000],
+        slow_limit=30.0,  # seconds after the initialize answer; then the run is cut
+        slow_rounds=3,
+        slow_repeat=2.0,  # a run longer than this (seconds) is not repeated in later rounds
     ),
     "full": dict(
         rounds=5,
@@ -49,6 +53,10 @@ MODES = {
         scale_servers=None,
         n_min=100,
         n_max=5_000_000,
+        slow_sizes=[1_000, 10_000],
+        slow_limit=120.0,
+        slow_rounds=5,
+        slow_repeat=10.0,
     ),
     "smoke": dict(
         rounds=1,
@@ -69,12 +77,17 @@ MODES = {
         scale_servers=None,
         n_min=1,
         n_max=10_000,
+        slow_sizes=[50],
+        slow_limit=10.0,
+        slow_rounds=1,
+        slow_repeat=0.0,
     ),
 }
 # Smoke run sizes. ping and mix are also the fast-path guard (compiled >= 2x pure), so their runs are long
 # enough to time: ~30 ms (ping) and ~50 ms (mix) for the compiled engine, several times that for the pure one.
 SMOKE_N = {"ping": 300_000, "add": 700, "echo100": 700, "echo64k": 40, "tools/list": 300, "mix": 60_000}
 GUARD_WORKLOADS = ("ping", "mix")
+SMOKE_PARALLEL_N = 1000  # per session: parallel sessions are checked for correctness only
 SMOKE_ECHO_N = {10: 300, 65536: 20, 1 << 20: 3}
 
 
@@ -105,10 +118,16 @@ class Bench:
             self.cfg["guard_rounds" if self.mode == "smoke" else "rounds"] = args.rounds
         if args.seconds:
             self.cfg["seconds"] = args.seconds
+        if args.slow_sizes:
+            self.cfg["slow_sizes"] = args.slow_sizes
+        if args.slow_limit:
+            self.cfg["slow_limit"] = args.slow_limit
         self.specs = specs
         self.live = [s for s in specs if s.available]
         self.workloads = [w for w in WORKLOADS if not args.workloads or w in args.workloads.split(",")]
         self.skip = set((args.skip or "").split(",")) - {""}
+        if args.workloads and SLOW not in args.workloads.split(","):
+            self.skip.add(SLOW)
         self.rates: dict = {}
         self.failures: list = []
         self.passed = 0  # sessions whose every response was checked and right
@@ -120,6 +139,7 @@ class Bench:
             "echo_scaling": {},
             "rss_vs_requests": {},
             "parallel": {},
+            "slow": {},
         }
         self._startups: dict = {}
 
@@ -187,8 +207,10 @@ class Bench:
         if "scaling" not in self.skip:
             self.phase_echo_sizes()
             self.phase_rss_counts()
-        if "parallel" not in self.skip:
+        if "parallel" not in self.skip and self.workloads:
             self.phase_parallel()
+        if SLOW not in self.skip:
+            self.phase_slow()
         for name, values in self._startups.items():
             self.out["startup_ms"][name] = _stats(values)
 
@@ -338,7 +360,7 @@ class Bench:
                 for spec in self.order(r, specs):
                     if not spec.serves(wl) or (spec.name, f"parallel {k}") in self.failed:
                         continue
-                    n = self.n_for(spec, wl, self.cfg["seconds"])
+                    n = SMOKE_PARALLEL_N if self.mode == "smoke" else self.n_for(spec, wl, self.cfg["seconds"])
                     if n <= 0:
                         continue
                     try:
@@ -354,3 +376,62 @@ class Bench:
         for per in self.out["parallel"].values():
             for cell in per.values():
                 cell["rps"] = _stats(cell["runs"])
+
+    def phase_slow(self) -> None:
+        """Pipelined calls to an async tool that awaits 20 ms, at each size; runs over the limit are cut."""
+        specs = [s for s in self.live if s.serves(SLOW)]
+        limit = self.cfg["slow_limit"]
+        for size in sorted(self.cfg["slow_sizes"]):
+            row = self.out["slow"].setdefault(str(size), {})
+            for r in range(self.cfg["slow_rounds"]):
+                for spec in self.order(r, specs):
+                    what = f"slow x{size}"
+                    cell = row.get(spec.name)
+                    if (spec.name, what) in self.failed or (cell and "runs" not in cell):
+                        continue
+                    if cell and cell["runs"][0]["wall_ms"] > self.cfg["slow_repeat"] * 1e3:
+                        continue  # one long run is enough: it is dominated by the server, not by noise
+                    if cell is None:
+                        why = self._slow_skip(spec.name, size, limit)
+                        if why:
+                            row[spec.name] = {"skipped": why}
+                            log(f"slow x{size:<7,} {spec.name:<20} skipped: {why}")
+                            continue
+                    try:
+                        res = slow_calls(spec, size, limit)
+                    except (Failure, OSError) as exc:
+                        self.fail(spec, what, exc)
+                        continue
+                    if res.limited:
+                        row[spec.name] = {"limited_s": limit}
+                        log(f"slow x{size:<7,} {spec.name:<20} cut: not done {limit:g} s after initialize")
+                        continue
+                    row.setdefault(spec.name, {"runs": []})["runs"].append(dataclasses.asdict(res))
+                    self.passed += 1
+                    log(
+                        f"slow x{size:<7,} {spec.name:<20} {res.wall_ms:10,.1f} ms"
+                        f"  cpu {res.cpu_us_per_call or 0:,.1f} us/call  rss {res.rss_mib:.1f} MiB"
+                        + (f"  reordered {res.reordered}" if res.reordered else "")
+                    )
+        for per in self.out["slow"].values():
+            for cell in per.values():
+                if "runs" in cell:
+                    runs = cell["runs"]
+                    cell["wall_ms"] = _stats([x["wall_ms"] for x in runs])
+                    cell["cpu_us_per_call"] = _stats([x["cpu_us_per_call"] for x in runs])
+                    cell["rss_mib"] = _stats([x["rss_mib"] for x in runs])
+                    cell["reordered"] = max(x["reordered"] for x in runs)
+
+    def _slow_skip(self, name: str, size: int, limit: float) -> str:
+        """Why a server's run at ``size`` would not finish within the limit ("" when it may), judged from its
+        runs at the smaller sizes: their time per call, times ``size``."""
+        smaller = [(int(k), per[name]) for k, per in self.out["slow"].items() if int(k) < size and name in per]
+        if not smaller:
+            return ""
+        n, cell = max(smaller, key=lambda item: item[0])
+        if "runs" not in cell:
+            return f"the {n:,}-call run was {'cut' if 'limited_s' in cell else 'skipped'}"
+        estimate = statistics.median(x["wall_ms"] for x in cell["runs"]) / 1e3 * size / n
+        if estimate > limit:
+            return f"would take ~{estimate:,.0f} s at the {n:,}-call run's pace (limit {limit:g} s)"
+        return ""

@@ -8,7 +8,65 @@ from pathlib import Path
 
 from .common import HERE, ROOT, log
 from .fmt import fmt_num, fmt_rate, fmt_size, med
-from .workloads import WORKLOADS
+from .workloads import SLOW_MS, WORKLOADS
+
+
+def fmt_ratio(row: dict) -> str:
+    """A target row's value: ``2.50x``, ``1,072x``, ``> 33x`` for a bound, ``n/a``."""
+    v = row["value"]
+    if v is None:
+        return "n/a"
+    text = f"{v:,.0f}x" if v >= 100 else f"{v:.2f}x"
+    return f"{row['bound']} {text}" if row.get("bound") else text
+
+
+def slow_section(res: dict, names: list, labels: dict) -> list:
+    """The slow workload's table: wall time and server CPU per call at each size."""
+    slow = res.get("slow") or {}
+    sizes = sorted(int(k) for k in slow)
+    shown = [name for name in names if any(name in slow[str(k)] for k in sizes)]
+    if not shown:
+        return []
+    limit = res["config"]["slow_limit"]
+    L = [
+        f"## Slow tool calls (pipelined calls to an async tool that awaits {SLOW_MS} ms)",
+        "",
+        "Wall time from the `initialize` answer to the last answer (ms, median [min–max]), and the server's user +"
+        " system CPU per call (µs, median).",
+        "",
+        "| server | " + " | ".join(f"{k:,} calls: wall (ms) | CPU/call (µs)" for k in sizes) + " |",
+        "|---|" + "---:|---:|" * len(sizes),
+    ]
+    notes = []
+    for name in shown:
+        cells = []
+        for k in sizes:
+            cell = slow[str(k)].get(name)
+            if cell and "runs" in cell:
+                st = cell["wall_ms"]
+                mark = "†" if cell.get("reordered") else ""
+                cells.append(f"**{fmt_num(st['median'])}**{mark} [{fmt_num(st['min'])}–{fmt_num(st['max'])}]")
+                cells.append(fmt_num(med(cell, "cpu_us_per_call")))
+            elif cell and "limited_s" in cell:
+                cells += [f"> {cell['limited_s'] * 1e3:,.0f} (cut)", "n/a"]
+            elif cell:
+                cells += ["skipped", "n/a"]
+                notes.append(f"{labels[name]} at {k:,} calls: {cell['skipped']}")
+            else:
+                failed = any(f.startswith(f"{name} / slow x{k}:") for f in res["failures"])
+                cells += ["FAIL" if failed else "n/a", "n/a"]
+        L.append(f"| {labels[name]} | " + " | ".join(cells) + " |")
+    L.append("")
+    if any(c.get("reordered") for per in slow.values() for c in per.values()):
+        L.append("† answered some calls out of order (allowed by JSON-RPC; every id was answered exactly once).")
+        L.append("")
+    if any("limited_s" in c for per in slow.values() for c in per.values()):
+        L.append(f"cut: not done {limit:g} s after the `initialize` answer (`--slow-limit`): the run was stopped.")
+        L.append("")
+    if notes:
+        L.append("skipped: " + "; ".join(notes) + ".")
+        L.append("")
+    return L
 
 
 def to_markdown(res: dict, specs: list) -> str:
@@ -66,6 +124,7 @@ def to_markdown(res: dict, specs: list) -> str:
             for name in names
         )
         L.append("")
+    L.extend(slow_section(res, names, labels))
     L.append("## Interactive latency and start-up")
     L.append("")
     L.append("| server | ping-pong p50 (µs) | p99 (µs) | start-up to `initialize` answer (ms) [min–max] |")
@@ -130,9 +189,8 @@ def to_markdown(res: dict, specs: list) -> str:
     L.append("| figure | value | target | |")
     L.append("|---|---:|---|---|")
     for row in res["ratios"]:
-        v = row["value"]
-        vs = "n/a" if v is None else (f"{v:,.0f}x" if v >= 100 else f"{v:.2f}x")
-        L.append(f"| {row['figure']} | {vs} | {row['target']} | {row['status']} |")
+        status = row["status"] + (f" ({row['why']})" if row.get("why") else "")
+        L.append(f"| {row['figure']} | {fmt_ratio(row)} | {row['target']} | {status} |")
     L.append("")
     L.append("A missed target leaves the exit status at 0 unless `--check-targets` is given (then it is 2).")
     L.append("")

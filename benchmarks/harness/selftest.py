@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import orjson
 
-from .checks import Expect, check_semantic
+from .checks import Expect, check_exact_any_order, check_semantic
 from .plan import nice
 from .session import locate_difference
 from .targets import ratio_rows, unmet
-from .workloads import build_expected, build_semantic
+from .workloads import EXP, SLOW, build_expected, build_semantic
 
 
 def self_test() -> None:
@@ -35,3 +35,10 @@ def self_test() -> None:
     nothing = {"throughput": {}, "latency": {}, "startup_ms": {}, "rss_vs_requests": {}}
     rows = ratio_rows(nothing)
     assert rows and unmet(rows) == [row for row in rows if row["status"]], "a target without a figure must fail"
+    answers = build_expected(SLOW, 50).splitlines(keepends=True)
+    assert check_exact_any_order(b"".join(answers), EXP["sleep"], 2, 50) == ([], 0)
+    answers[0], answers[1] = answers[1], answers[0]
+    assert check_exact_any_order(b"".join(answers), EXP["sleep"], 2, 50) == ([], 2)
+    assert check_exact_any_order(b"".join(answers[:-1]), EXP["sleep"], 2, 50)[0]  # one missing
+    assert check_exact_any_order(b"".join(answers[:-1] + answers[:1]), EXP["sleep"], 2, 50)[0]  # one twice
+    assert check_exact_any_order(b"".join(answers).replace(b'"ok"', b'"OK"', 1), EXP["sleep"], 2, 50)[0]

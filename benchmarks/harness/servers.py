@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .checks import Expect
 from .common import HERE, NODE_DIR, ROOT, log, run_quiet
-from .workloads import NEEDS
+from .workloads import NEEDS, SLOW
 
 
 @dataclasses.dataclass
@@ -30,6 +30,7 @@ class Spec:
     custom: bool = False
     engine: str = ""
     expect: Expect = dataclasses.field(default_factory=Expect)
+    slow_argv: list | None = None  # the command that also serves the slow workload's `sleep` tool
 
     def environ(self) -> dict:
         env = dict(os.environ)
@@ -46,6 +47,8 @@ class Spec:
     def serves(self, wl: str) -> bool:
         if self.only and wl not in self.only:
             return False
+        if wl == SLOW:
+            return self.slow_argv is not None
         base = "echo64k" if wl.startswith("echo:") else wl
         return NEEDS[base] <= self.expect.supports
 
@@ -69,9 +72,21 @@ def _have_module(name: str) -> bool:
 def builtin_specs() -> list:
     py = sys.executable
     ship = shipcode_argv()
+    ship_slow = ship + [str(HERE / "slow_app.py")]
+    lowlevel = [py, str(HERE / "peer_sdk_lowlevel.py")]
+    fast = [py, str(HERE / "peer_fastmcp.py")]
+    ts = ["node", str(HERE / "peer_ts_sdk.mjs")]
     return [
-        Spec("compiled", ship, "exact", "shipcode", label="shipcode-mcp compiled"),
-        Spec("pure", ship, "exact", "shipcode", env={"SHIPCODE_MCP_NO_EXTENSIONS": "1"}, label="shipcode-mcp pure"),
+        Spec("compiled", ship, "exact", "shipcode", label="shipcode-mcp compiled", slow_argv=ship_slow),
+        Spec(
+            "pure",
+            ship,
+            "exact",
+            "shipcode",
+            env={"SHIPCODE_MCP_NO_EXTENSIONS": "1"},
+            label="shipcode-mcp pure",
+            slow_argv=ship_slow,
+        ),
         Spec(
             "compiled-unbuffered",
             ship,
@@ -91,25 +106,37 @@ def builtin_specs() -> list:
         ),
         Spec("cat", ["cat"], "lines", "floor", label="cat (pipe floor)"),
         Spec(
-            "sdk-lowlevel", [py, str(HERE / "peer_sdk_lowlevel.py")], "semantic", "peer", label="Python SDK low-level"
+            "sdk-lowlevel",
+            lowlevel,
+            "semantic",
+            "peer",
+            label="Python SDK low-level",
+            slow_argv=lowlevel + ["--slow"],
         ),
         Spec(
-            "sdk-fastmcp", [py, str(HERE / "peer_fastmcp.py")], "semantic", "peer", label="Python SDK FastMCP/MCPServer"
+            "sdk-fastmcp",
+            fast,
+            "semantic",
+            "peer",
+            label="Python SDK FastMCP/MCPServer",
+            slow_argv=fast + ["--slow"],
         ),
         Spec(
             "fastmcp",
-            [py, str(HERE / "peer_fastmcp.py"), "--standalone"],
+            fast + ["--standalone"],
             "semantic",
             "peer",
             label="fastmcp (standalone)",
+            slow_argv=fast + ["--standalone", "--slow"],
         ),
-        Spec("ts-sdk", ["node", str(HERE / "peer_ts_sdk.mjs")], "semantic", "peer", label="TypeScript SDK Server"),
+        Spec("ts-sdk", ts, "semantic", "peer", label="TypeScript SDK Server", slow_argv=ts + ["--slow"]),
         Spec(
             "ts-sdk-mcpserver",
-            ["node", str(HERE / "peer_ts_sdk.mjs"), "--mcpserver"],
+            ts + ["--mcpserver"],
             "semantic",
             "peer",
             label="TypeScript SDK McpServer",
+            slow_argv=ts + ["--mcpserver", "--slow"],
         ),
     ]
 

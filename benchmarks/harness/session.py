@@ -65,12 +65,12 @@ class Failure(Exception):
 class Session:
     """A child server with raw pipe fds, a watchdog, and exact accounting of its CPU and peak RSS."""
 
-    def __init__(self, spec: Spec, timeout: float):
+    def __init__(self, spec: Spec, timeout: float, argv: list | None = None):
         self.spec = spec
         self.errfile = tempfile.TemporaryFile()
         self.t_spawn = time.perf_counter()
         self.proc = subprocess.Popen(
-            spec.argv,
+            argv or spec.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.errfile,
@@ -94,6 +94,13 @@ class Session:
         self.t_init = None
         self.cpu_at_init = None
         self.hwm_mib = None
+
+    def rearm(self, seconds: float) -> None:
+        """Restart the watchdog: the server is killed ``seconds`` from now unless it was reaped."""
+        self.watchdog.cancel()
+        self.watchdog = threading.Timer(seconds, self._timeout)
+        self.watchdog.daemon = True
+        self.watchdog.start()
 
     def _timeout(self, at_exit: bool = False) -> None:
         with self.lock:
@@ -279,6 +286,26 @@ def read_lines(s: Session, count: int) -> None:
         seen += data.count(b"\n")
     if seen > count:
         raise Failure(f"{seen - count} lines more than expected")
+
+
+def read_answer_lines(s: Session, count: int) -> bytes:
+    """Read until ``count`` whole lines came; return them (whatever follows stays pending)."""
+    chunks = [s.pending]
+    s.pending = b""
+    seen = chunks[0].count(b"\n")
+    fd = s.fout
+    while seen < count:
+        data = os.read(fd, READ_CHUNK)
+        if not data:
+            raise Failure(s._eof_reason(f"after {seen} of {count} responses"))
+        chunks.append(data)
+        seen += data.count(b"\n")
+    buf = b"".join(chunks)
+    cut = 0
+    for _ in range(count):
+        cut = buf.index(b"\n", cut) + 1
+    s.pending = buf[cut:]
+    return buf[:cut]
 
 
 def read_messages(s: Session, count: int) -> tuple[list, int, float]:

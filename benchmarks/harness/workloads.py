@@ -1,7 +1,9 @@
 """The workloads: requests as pre-built blobs and the exact bytes shipcode-mcp answers them with.
 
 Every benchmarked server serves the same catalogue (tools ``echo`` and ``add``, resource
-``file:///hello.txt``); the bytes below are shipcode-mcp's, which the naive loop copies.
+``file:///hello.txt``); the bytes below are shipcode-mcp's, which the naive loop copies. The ``slow``
+workload calls one more tool, ``sleep``, an async tool that awaits ``SLOW_MS`` milliseconds: servers serve it
+from a separate command line (``benchmarks/slow_app.py`` for shipcode-mcp, ``--slow`` for the peers).
 """
 
 from __future__ import annotations
@@ -32,12 +34,16 @@ REQ = {
     "read": b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"file:///hello.txt"}}\n',
     "echo": b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%s"}}}\n',
     "add": b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":%s}}}\n',
+    "sleep": b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20}}}\n',
 }
+SLOW_MS = 20  # what each "sleep" request asks the tool to wait
+SLOW = "slow"  # the workload of pipelined "sleep" calls; its sizes are counts of calls
 EXP = {
     "ping": b'{"jsonrpc":"2.0","id":%d,"result":{}}\n',
     "list": b'{"jsonrpc":"2.0","id":%d,"result":' + TOOLS_RESULT + b"}\n",
     "read": b'{"jsonrpc":"2.0","id":%d,"result":' + READ_RESULT + b"}\n",
     "text": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}\n',
+    "sleep": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"ok"}]}}\n',
 }
 
 # Texts are ASCII letters and digits (no JSON escaping): request i's text starts with i, zero-padded.
@@ -78,6 +84,7 @@ NEEDS = {  # what a server must serve for a workload to make sense
     "echo64k": {"echo"},
     "tools/list": set(),
     "mix": {"echo", "add", "read"},
+    SLOW: {"sleep"},
 }
 
 
@@ -87,7 +94,7 @@ def wl_kinds(wl: str):
         return "mix", None, 100
     if wl.startswith("echo"):
         return "single", "echo", echo_size_of(wl)
-    return "single", {"ping": "ping", "add": "add", "tools/list": "list", "read": "read"}[wl], 0
+    return "single", {"ping": "ping", "add": "add", "tools/list": "list", "read": "read", SLOW: "sleep"}[wl], 0
 
 
 def echo_size_of(wl: str) -> int:
@@ -106,7 +113,7 @@ def kind_at(wl: str, i: int) -> str:
 def build_requests(wl: str, n: int, first_id: int = 2) -> bytes:
     shape, kind, size = wl_kinds(wl)
     ids = range(first_id, first_id + n)
-    if shape == "single" and kind in ("ping", "list", "read"):
+    if shape == "single" and kind in ("ping", "list", "read", "sleep"):
         tpl = REQ[kind]
         return b"".join([tpl % j for j in ids])
     parts = []
@@ -126,7 +133,7 @@ def build_expected(wl: str, n: int, first_id: int = 2) -> bytes:
     """The exact bytes shipcode-mcp answers with, all n responses concatenated."""
     shape, kind, size = wl_kinds(wl)
     ids = range(first_id, first_id + n)
-    if shape == "single" and kind in ("ping", "list", "read"):
+    if shape == "single" and kind in ("ping", "list", "read", "sleep"):
         tpl = EXP[kind]
         return b"".join([tpl % j for j in ids])
     parts = []
