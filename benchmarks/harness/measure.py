@@ -187,7 +187,8 @@ def slow_calls(spec: Spec, n: int, limit: float) -> SlowResult:
 
 
 def pingpong(spec: Spec, samples: int, budget: float, timeout: float) -> dict:
-    """One ping, wait for its answer, the next: per-request round-trip times in microseconds."""
+    """One ping, wait for its answer, the next: round-trip times in microseconds, and the peak RSS of a server
+    that never holds more than one request (its footprint at rest, start-up included)."""
     s = Session(spec, timeout)
     times = []
     try:
@@ -216,6 +217,7 @@ def pingpong(spec: Spec, samples: int, budget: float, timeout: float) -> dict:
                 times.append(dt / 1e3)
                 if len(times) >= 200 and time.perf_counter() > deadline:
                     break
+        s.sample_rss()
         extra = s.finish()
         if spec.check == "exact" and (extra or s.exit_code != 0):
             raise Failure(f"after ping-pong: exit {s.exit_code}, extra output {extra[:200]!r}")
@@ -233,6 +235,7 @@ def pingpong(spec: Spec, samples: int, budget: float, timeout: float) -> dict:
         "p50_us": times[len(times) // 2],
         "p99_us": times[min(len(times) - 1, int(len(times) * 0.99))],
         "startup_ms": s.startup_ms,
+        "rss_mib": s.max_rss_mib,
     }
 
 
@@ -369,6 +372,8 @@ def _probe(s: Session, spec: Spec) -> int:
     except (KeyError, TypeError, AttributeError):
         pass
     spec.expect = Expect(tools=tools, read=read, supports=supports)
+    if "sleep" in names:  # a tool of that name is taken to be the slow workload's (its answers are checked)
+        spec.slow_argv = spec.argv
     missing = {"echo", "add", "read"} - supports
     if missing:
         spec.note = (spec.note + "; " if spec.note else "") + (

@@ -292,6 +292,7 @@ class Bench:
                 "p50_us": _stats([x["p50_us"] for x in runs]),
                 "p99_us": _stats([x["p99_us"] for x in runs]),
                 "samples": sum(x["samples"] for x in runs),
+                "rss_mib": _stats([x["rss_mib"] for x in runs]),
             }
 
     def _scale_specs(self) -> list:

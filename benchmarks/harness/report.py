@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .common import HERE, ROOT, log
 from .fmt import fmt_num, fmt_rate, fmt_size, med
+from .targets import CAT_GOALS, PURE_MIX_GOAL, REST_RSS_GOAL, STARTUP_GOAL
 from .workloads import SLOW_MS, WORKLOADS
 
 
@@ -65,6 +66,73 @@ def slow_section(res: dict, names: list, labels: dict) -> list:
         L.append("")
     if notes:
         L.append("skipped: " + "; ".join(notes) + ".")
+        L.append("")
+    return L
+
+
+def floors_section(res: dict, labels: dict) -> list:
+    """The compiled engine against the floors: ``cat`` for throughput, the naive loop for start-up and memory."""
+    thr, lat, up = res["throughput"], res["latency"], res["startup_ms"]
+    have = {name for per in thr.values() for name in per} | set(lat)
+    if "compiled" not in have or not have & {"cat", "naive", "naive-batch"}:
+        return []
+
+    def rps(wl, name):
+        return med(thr.get(wl, {}).get(name), "rps")
+
+    def row(figure, ours, floor_label, floor, goal, fmt):
+        ratio = None if ours is None or not floor else ours / floor
+        return f"| {figure} | {fmt(ours)} | {floor_label} {fmt(floor)} | {fmt_num(ratio, 2)} | {goal} |"
+
+    L = [
+        "## The compiled engine against the floors",
+        "",
+        "| figure | shipcode-mcp | floor | ratio | goal |",
+        "|---|---:|---:|---:|---|",
+    ]
+    L.extend(
+        row(f"{WORKLOADS[wl]} (requests/s)", rps(wl, "compiled"), "`cat`", rps(wl, "cat"), f">= {goal:g}", fmt_rate)
+        for wl, goal in CAT_GOALS.items()
+    )
+    L.append(
+        row(
+            "mix (requests/s), **pure** engine",
+            rps("mix", "pure"),
+            "chunked naive loop",
+            rps("mix", "naive-batch"),
+            f">= {PURE_MIX_GOAL:g}",
+            fmt_rate,
+        )
+    )
+    L.append(
+        row(
+            "start-up to the `initialize` answer (ms)",
+            (up.get("compiled") or {}).get("median"),
+            "naive loop",
+            (up.get("naive") or {}).get("median"),
+            f"<= {STARTUP_GOAL:g}",
+            fmt_num,
+        )
+    )
+    L.append(
+        row(
+            "peak RSS at rest: a ping-pong session (MiB)",
+            med(lat.get("compiled"), "rss_mib"),
+            "naive loop",
+            med(lat.get("naive"), "rss_mib"),
+            f"<= {REST_RSS_GOAL:g}",
+            fmt_num,
+        )
+    )
+    L.append("")
+    slow = res.get("slow") or {}
+    cpu = [
+        f"{fmt_num(med(per['compiled'], 'cpu_us_per_call'))} µs at {int(k):,} calls"
+        for k, per in sorted(slow.items(), key=lambda item: int(item[0]))
+        if "runs" in per.get("compiled", {})
+    ]
+    if cpu:
+        L.append(f"Server CPU per call of the slow workload, {labels['compiled']}: " + ", ".join(cpu) + ".")
         L.append("")
     return L
 
@@ -127,13 +195,19 @@ def to_markdown(res: dict, specs: list) -> str:
     L.extend(slow_section(res, names, labels))
     L.append("## Interactive latency and start-up")
     L.append("")
-    L.append("| server | ping-pong p50 (µs) | p99 (µs) | start-up to `initialize` answer (ms) [min–max] |")
-    L.append("|---|---:|---:|---:|")
+    L.append(
+        "| server | ping-pong p50 (µs) | p99 (µs) | start-up to `initialize` answer (ms) [min–max]"
+        " | peak RSS at rest (MiB) |"
+    )
+    L.append("|---|---:|---:|---:|---:|")
     for name in names:
         lat = res["latency"].get(name) or {}
         up = res["startup_ms"].get(name)
         ups = f"{up['median']:.1f} [{up['min']:.1f}–{up['max']:.1f}]" if up else "n/a"
-        L.append(f"| {labels[name]} | {fmt_num(med(lat, 'p50_us'))} | {fmt_num(med(lat, 'p99_us'))} | {ups} |")
+        L.append(
+            f"| {labels[name]} | {fmt_num(med(lat, 'p50_us'))} | {fmt_num(med(lat, 'p99_us'))} | {ups}"
+            f" | {fmt_num(med(lat, 'rss_mib'))} |"
+        )
     L.append("")
     es = res["echo_scaling"]
     if es:
@@ -184,6 +258,7 @@ def to_markdown(res: dict, specs: list) -> str:
             if name in par
         )
         L.append("")
+    L.extend(floors_section(res, labels))
     L.append("## Ratios and targets")
     L.append("")
     L.append("| figure | value | target | |")

@@ -8,11 +8,19 @@ is not met.
 from __future__ import annotations
 
 from .fmt import med
+from .workloads import WORKLOADS
 
 #: The groups of targets, in report order. ``engines`` is the fast-path guard: the compiled engine at least
-#: twice the pure one on ping and mix, measured side by side in the same run. ``slow``: pipelined calls to an
-#: async tool that awaits 20 ms, shipcode-mcp's wall time against the TypeScript SDK's.
-GROUPS = ("engines", "naive", "peers", "unbuffered", "memory", "latency", "slow")
+#: twice the pure one on ping and mix, measured side by side in the same run. ``floor``: the compiled engine's
+#: throughput against ``cat`` over the same pipes. ``slow``: pipelined calls to an async tool that awaits
+#: 20 ms, shipcode-mcp's wall time against the TypeScript SDK's.
+GROUPS = ("engines", "floor", "naive", "peers", "unbuffered", "memory", "latency", "slow")
+
+#: compiled / cat throughput goals per workload.
+CAT_GOALS = {"ping": 0.5, "add": 0.2, "echo100": 0.5, "echo64k": 0.9, "mix": 0.25}
+PURE_MIX_GOAL = 0.7  # pure / the chunked naive loop, on the mix
+STARTUP_GOAL = 1.15  # compiled / the naive loop: spawn to the initialize answer
+REST_RSS_GOAL = 1.1  # compiled / the naive loop: peak RSS of a ping-pong session
 
 
 def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
@@ -62,6 +70,8 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
 
     for wl in ("ping", "mix"):
         add("engines", f"{wl}: compiled / pure", div(rps(wl, "compiled"), rps(wl, "pure")), ">=", 2.0)
+    for wl, goal in CAT_GOALS.items():
+        add("floor", f"{WORKLOADS[wl]}: compiled / cat", div(rps(wl, "compiled"), rps(wl, "cat")), ">=", goal)
     for wl in ("ping", "mix"):
         add(
             "naive",
@@ -70,7 +80,8 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
             ">=",
             1.3 if wl == "ping" else 1.2,
         )
-    add("naive", "mix: pure / fastest naive loop", div(rps("mix", "pure"), fastest_naive("mix")), ">=", 0.6)
+    pure_mix = div(rps("mix", "pure"), rps("mix", "naive-batch"))
+    add("naive", "mix: pure / chunked naive loop", pure_mix, ">=", PURE_MIX_GOAL)
     for wl in ("ping", "mix"):
         sdk = div(rps(wl, "compiled"), rps(wl, "sdk-lowlevel"))
         ts = div(rps(wl, "compiled"), rps(wl, "ts-sdk"))
@@ -90,6 +101,8 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
     c = rssc.get("compiled", {})
     lo, hi = c.get("1000", {}).get("rss_mib"), c.get("1000000", {}).get("rss_mib")
     add("memory", "peak RSS compiled: 1e6 pings / 1e3 pings", div(hi, lo), "<=", 1.1)
+    rest = div(med(lat.get("compiled"), "rss_mib"), med(lat.get("naive"), "rss_mib"))
+    add("memory", "peak RSS at rest (ping-pong): compiled / naive loop", rest, "<=", REST_RSS_GOAL)
     add(
         "latency",
         "latency p50: compiled / naive loop",
@@ -102,7 +115,7 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
         "start-up: compiled / naive loop",
         div((up.get("compiled") or {}).get("median"), (up.get("naive") or {}).get("median")),
         "<=",
-        1.5,
+        STARTUP_GOAL,
     )
     slow = res.get("slow", {})
 
