@@ -1,7 +1,9 @@
 """The benchmark catalogue shared by the Python peer servers (not by shipcode-mcp itself).
 
 Every peer serves the same two tools and one resource as shipcode-mcp, with the same texts, so the driver can
-check their answers semantically. Kept free of any SDK import so each peer pays only for its own SDK.
+check their answers semantically; with ``--slow`` also the ``sleep`` tool of the slow workload (an async tool
+that awaits ``asyncio.sleep``), as ``benchmarks/slow_app.py`` does for shipcode-mcp. Kept free of any SDK
+import so each peer pays only for its own SDK.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ ADD_SCHEMA = {
     "required": ["a", "b"],
     "additionalProperties": False,
 }
+SLEEP_DESCRIPTION = "Wait ms milliseconds, then answer ok"
+SLEEP_SCHEMA = {
+    "type": "object",
+    "properties": {"ms": {"type": "integer"}},
+    "required": ["ms"],
+    "additionalProperties": False,
+}
 HELLO_URI = "file:///hello.txt"
 HELLO_NAME = "hello.txt"
 HELLO_MIME = "text/plain"
@@ -38,6 +47,10 @@ def echo_args_ok(args: object) -> bool:
 
 def add_args_ok(args: object) -> bool:
     return isinstance(args, dict) and len(args) == 2 and is_number(args.get("a")) and is_number(args.get("b"))
+
+
+def sleep_args_ok(args: object) -> bool:
+    return isinstance(args, dict) and len(args) == 1 and type(args.get("ms")) is int and args["ms"] >= 0
 
 
 def number_text(value: float) -> str:

@@ -2,6 +2,7 @@
 
     python peer_fastmcp.py            # the official SDK's FastMCP (`mcp` 1.x), renamed MCPServer in `mcp` 2.x
     python peer_fastmcp.py --standalone   # the separate `fastmcp` package (FastMCP 2+)
+    ... --slow                            # also the slow workload's async `sleep` tool
 
 Tools are plain decorated functions, as a user of these frameworks writes them; argument checking is the
 framework's own (pydantic validation of the annotated parameters).
@@ -9,6 +10,7 @@ framework's own (pydantic validation of the annotated parameters).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 
@@ -17,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _catalogue as cat  # noqa: E402
 
 STANDALONE = "--standalone" in sys.argv[1:]
+SLOW = "--slow" in sys.argv[1:]
 
 if STANDALONE:
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
@@ -40,6 +43,14 @@ def echo(text: str) -> str:
 @app.tool(description=cat.ADD_DESCRIPTION)
 def add(a: float, b: float) -> str:
     return cat.add_text(a, b)
+
+
+if SLOW:
+
+    @app.tool(description=cat.SLEEP_DESCRIPTION)
+    async def sleep(ms: int) -> str:
+        await asyncio.sleep(ms / 1000)
+        return "ok"
 
 
 @app.resource(cat.HELLO_URI, name=cat.HELLO_NAME, mime_type=cat.HELLO_MIME)

@@ -1,11 +1,13 @@
 """Peer: the official MCP Python SDK (`mcp` on PyPI), low-level `Server`, over stdio.
 
-Serves the benchmark catalogue (tools echo and add, resource file:///hello.txt). Works with mcp 2.x (handlers
-passed to the constructor) and mcp 1.x (decorators).
+Serves the benchmark catalogue (tools echo and add, resource file:///hello.txt); with ``--slow`` also the
+async ``sleep`` tool of the slow workload. Works with mcp 2.x (handlers passed to the constructor) and mcp 1.x
+(decorators).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 
@@ -22,17 +24,26 @@ except ImportError:  # mcp 1.x
     import mcp.types as types
 
 NAME = "peer-sdk-lowlevel"
+SLOW = "--slow" in sys.argv[1:]
 
 
 def _tools() -> list:
-    return [
+    tools = [
         types.Tool(name="echo", description=cat.ECHO_DESCRIPTION, inputSchema=cat.ECHO_SCHEMA),
         types.Tool(name="add", description=cat.ADD_DESCRIPTION, inputSchema=cat.ADD_SCHEMA),
     ]
+    if SLOW:
+        tools.append(types.Tool(name="sleep", description=cat.SLEEP_DESCRIPTION, inputSchema=cat.SLEEP_SCHEMA))
+    return tools
 
 
-def _call(name: str, args: object) -> tuple[str, bool]:
+async def _call(name: str, args: object) -> tuple[str, bool]:
     """(text, is_error) of one tool call, with the same argument rules as shipcode-mcp."""
+    if name == "sleep" and SLOW:
+        if not cat.sleep_args_ok(args):
+            return "Invalid arguments for sleep", True
+        await asyncio.sleep(args["ms"] / 1000)
+        return "ok", False
     if name == "echo":
         return (args["text"], False) if cat.echo_args_ok(args) else ("Invalid arguments for echo", True)
     if name == "add":
@@ -51,7 +62,7 @@ def build_v2() -> Server:
         return types.ListToolsResult(tools=_tools())
 
     async def call_tool(ctx, params):
-        text, is_error = _call(params.name, params.arguments if params.arguments is not None else {})
+        text, is_error = await _call(params.name, params.arguments if params.arguments is not None else {})
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=is_error)
 
     async def list_resources(ctx, params):
@@ -90,7 +101,7 @@ def build_v1() -> Server:
 
     @decorator
     async def call_tool(name, arguments):
-        text, is_error = _call(name, arguments if arguments is not None else {})
+        text, is_error = await _call(name, arguments if arguments is not None else {})
         if is_error:
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
         return [types.TextContent(type="text", text=text)]

@@ -2,6 +2,7 @@
 //
 //   node peer_ts_sdk.mjs              # low-level Server with request handlers
 //   node peer_ts_sdk.mjs --mcpserver  # high-level McpServer with zod-typed tools
+//   ... --slow                        # also the slow workload's async `sleep` tool (awaits a timer)
 //
 // The SDK is looked up in benchmarks/.node/ (where run.py installs the pinned versions from package.json), or
 // in the folder named by MCP_TS_SDK_DIR.
@@ -28,6 +29,15 @@ const ADD_SCHEMA = {
   required: ["a", "b"],
   additionalProperties: false,
 };
+const SLEEP_SCHEMA = {
+  type: "object",
+  properties: { ms: { type: "integer" } },
+  required: ["ms"],
+  additionalProperties: false,
+};
+const SLEEP_DESCRIPTION = "Wait ms milliseconds, then answer ok";
+const SLOW = process.argv.includes("--slow");
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const HELLO = { uri: "file:///hello.txt", name: "hello.txt", mimeType: "text/plain" };
 const HELLO_TEXT = "Hello, world!";
 const text = (t, isError = false) => (isError ? { content: [{ type: "text", text: t }], isError } : { content: [{ type: "text", text: t }] });
@@ -40,18 +50,23 @@ async function lowLevel() {
     { name: "peer-ts-sdk", version: "1.0.0" },
     { capabilities: { tools: {}, resources: {} } },
   );
-  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
-    tools: [
-      { name: "echo", description: "Echo back the given text", inputSchema: ECHO_SCHEMA },
-      { name: "add", description: "Add two numbers", inputSchema: ADD_SCHEMA },
-    ],
-  }));
+  const tools = [
+    { name: "echo", description: "Echo back the given text", inputSchema: ECHO_SCHEMA },
+    { name: "add", description: "Add two numbers", inputSchema: ADD_SCHEMA },
+  ];
+  if (SLOW) tools.push({ name: "sleep", description: SLEEP_DESCRIPTION, inputSchema: SLEEP_SCHEMA });
+  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(types.CallToolRequestSchema, async (req) => {
     const { name } = req.params;
     const args = req.params.arguments ?? {};
     const keys = Object.keys(args);
     if (name === "echo") {
       return keys.length === 1 && typeof args.text === "string" ? text(args.text) : text("Invalid arguments for echo", true);
+    }
+    if (name === "sleep" && SLOW) {
+      if (keys.length !== 1 || !Number.isInteger(args.ms) || args.ms < 0) return text("Invalid arguments for sleep", true);
+      await wait(args.ms);
+      return text("ok");
     }
     if (name === "add") {
       return keys.length === 2 && isNum(args.a) && isNum(args.b) ? text(String(args.a + args.b)) : text("Invalid arguments for add", true);
@@ -72,6 +87,12 @@ async function highLevel() {
   const server = new McpServer({ name: "peer-ts-sdk-mcpserver", version: "1.0.0" });
   server.registerTool("echo", { description: "Echo back the given text", inputSchema: { text: z.string() } }, async ({ text: t }) => text(t));
   server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => text(String(a + b)));
+  if (SLOW) {
+    server.registerTool("sleep", { description: SLEEP_DESCRIPTION, inputSchema: { ms: z.number().int() } }, async ({ ms }) => {
+      await wait(ms);
+      return text("ok");
+    });
+  }
   server.registerResource("hello.txt", HELLO.uri, { mimeType: HELLO.mimeType }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: HELLO.mimeType, text: HELLO_TEXT }],
   }));

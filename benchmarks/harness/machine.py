@@ -1,0 +1,59 @@
+"""The machine and the versions a report was measured with."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import shutil
+from pathlib import Path
+
+import orjson
+
+from .common import ROOT, run_quiet
+from .servers import ts_sdk_version
+
+
+def machine_info(specs: list) -> dict:
+    info = {
+        "date_utc": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M:%S"),
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "os": f"{platform.system()} {platform.release()}",
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        mem = Path("/proc/meminfo").read_text().split("\n", 1)[0].split()
+        info["memory_gib"] = round(int(mem[1]) / 1024 / 1024, 1)
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        info["loadavg_start"] = round(os.getloadavg()[0], 2)
+    except OSError:
+        pass
+    versions = {"orjson": orjson.__version__}
+    from importlib import metadata
+
+    for dist in ("shipcode-mcp", "mcp", "fastmcp", "matplotlib", "Cython"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    if shutil.which("node"):
+        versions["node"] = run_quiet(["node", "--version"])[1]
+    if ts_sdk_version():
+        versions["@modelcontextprotocol/sdk"] = ts_sdk_version()
+    info["engines"] = {spec.name: spec.engine for spec in specs if spec.group == "shipcode" and spec.available}
+    code, commit = run_quiet(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
+    if code == 0:
+        dirty = run_quiet(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"])[1]
+        info["git_commit"] = commit + ("-dirty" if dirty else "")
+    else:
+        info["git_commit"] = "none"
+    info["versions"] = versions
+    return info
