@@ -27,6 +27,7 @@ from shipcode_mcp.catalogue import UNKNOWN_TOOL
 from shipcode_mcp.errors import TOOL_FAULTS
 from shipcode_mcp.lines import LineRules
 from shipcode_mcp.protocol import (
+    BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
     FLUSH_DELAY,
     INVALID_PARAMS,
@@ -41,6 +42,7 @@ from shipcode_mcp.protocol import (
     error_tail,
 )
 from shipcode_mcp.results import TEXT_HEAD, TEXT_TAIL, tool_result
+from shipcode_mcp.schema import FLAT_TYPE_ADMITS
 
 cdef extern from "Python.h":
     ctypedef struct PyObject
@@ -88,13 +90,6 @@ DEF V_NULL = 5
 DEF V_OBJ = 6
 DEF V_FLOAT = 7
 
-# JSON Schema scalar kinds of a flat tool shape.
-DEF T_STRING = 1
-DEF T_INTEGER = 2
-DEF T_NUMBER = 3
-DEF T_BOOLEAN = 4
-DEF T_NULL = 5
-
 DEF MAX_MEMBERS = 16
 DEF MAX_ROUTES = 32
 DEF MAX_INT_DIGITS = 18
@@ -123,10 +118,16 @@ cdef inline void _skip_ws(Scan* s) noexcept nogil:
         s.p += 1
 
 
+# The bytes a blank line may hold (protocol.BLANK_BYTES), as a lookup table.
+cdef bint _BLANK_BYTE[256]
+for _byte in range(256):
+    _BLANK_BYTE[_byte] = _byte in BLANK_BYTES
+
+
 cdef inline bint _blank(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
-        if p[i] != 32 and p[i] != 9 and p[i] != 13:
+        if not _BLANK_BYTE[p[i]]:
             return False
     return True
 
@@ -347,25 +348,25 @@ cdef class _FastTool:
     cdef int count
     cdef list field_names  # bytes
     cdef list field_keys   # str
-    cdef int kinds[MAX_MEMBERS]
+    cdef unsigned int admits[MAX_MEMBERS]  # per field: a bit (1 << V_*) per value kind it admits
     cdef bint required[MAX_MEMBERS]
 
 
-cdef dict _KINDS = {"string": T_STRING, "integer": T_INTEGER, "number": T_NUMBER, "boolean": T_BOOLEAN, "null": T_NULL}
+# The scanner's value kinds, by the names of schema.FLAT_TYPE_ADMITS (the one type table).
+cdef dict _VALUE_KIND_BITS = {
+    "string": 1 << V_STR,
+    "integer": 1 << V_INT,
+    "float": 1 << V_FLOAT,
+    "boolean": (1 << V_TRUE) | (1 << V_FALSE),
+    "null": 1 << V_NULL,
+}
+cdef dict _ADMITS = {
+    kind: sum(_VALUE_KIND_BITS[value_kind] for value_kind in admits) for kind, admits in FLAT_TYPE_ADMITS.items()
+}
 
 
-cdef inline bint _fits(int kind, int value_kind) noexcept nogil:
-    if kind == T_STRING:
-        return value_kind == V_STR
-    if kind == T_INTEGER:
-        return value_kind == V_INT
-    if kind == T_NUMBER:
-        return value_kind == V_INT or value_kind == V_FLOAT
-    if kind == T_BOOLEAN:
-        return value_kind == V_TRUE or value_kind == V_FALSE
-    if kind == T_NULL:
-        return value_kind == V_NULL
-    return False
+cdef inline bint _fits(unsigned int admits, int value_kind) noexcept nogil:
+    return (admits >> value_kind) & 1
 
 
 cdef object _value(Member* m):
@@ -511,7 +512,7 @@ cdef class Engine:
             for i, (field, kind, required) in enumerate(spec.fields):
                 fast.field_names.append(field.encode("utf-8"))
                 fast.field_keys.append(field)
-                fast.kinds[i] = _KINDS[kind]
+                fast.admits[i] = _ADMITS[kind]
                 fast.required[i] = required
             self._tools.append(fast)
 
@@ -887,7 +888,7 @@ cdef class Engine:
                          PyBytes_GET_SIZE(<bytes>tool.field_names[j])):
                     slots[i] = j
                     break
-            if slots[i] < 0 or not _fits(tool.kinds[slots[i]], m.kind):
+            if slots[i] < 0 or not _fits(tool.admits[slots[i]], m.kind):
                 self._emit_result(rid, rid_len, tool.invalid)
                 return 1
         for j in range(tool.count):
