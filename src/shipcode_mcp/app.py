@@ -203,7 +203,7 @@ class Server:
     ) -> None:
         """Serve this app on stdin/stdout with the best engine until EOF or a stop signal.
 
-        ``max_concurrency`` bounds the handlers in flight (default 1000), ``workers`` the
+        ``max_concurrency`` bounds the handlers in flight (default 2000), ``workers`` the
         threads for ``blocking=True`` tools (default 32), ``eof_grace`` the seconds handlers
         in flight at end of input may still take (default 30). See the README's
         "Concurrency" section.

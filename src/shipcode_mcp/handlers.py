@@ -148,7 +148,7 @@ class Tool:
                 except TOOL_FAULTS as error:
                     return self.failed(error)
 
-            return Deferred(run_async, ASYNC, progress_token(params))
+            return Deferred(run_async, ASYNC, progress_token(params), contained=True)
 
         def run(ctx: Context) -> bytes:
             try:

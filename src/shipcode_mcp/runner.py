@@ -107,7 +107,7 @@ def serve_app(
 ) -> int:
     """Serve ``app`` on stdin/stdout until EOF, a closed stdout or a stop signal; return 0.
 
-    Defaults: see :mod:`shipcode_mcp.scheduler` (1000 handlers in flight, 32 worker
+    Defaults: see :mod:`shipcode_mcp.scheduler` (2000 handlers in flight, 32 worker
     threads, 30 s of grace at end of input).
     """
     from . import _log

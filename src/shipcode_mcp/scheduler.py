@@ -123,6 +123,7 @@ class Scheduler:
         self.eof = False
         self.stopping = False
         self.flush_due = False
+        self.resume_due = False
         self.grace_timer: asyncio.TimerHandle | None = None
         #: Why serving ended: "end of input", "signal N" or "stdout closed".
         self.reason = "end of input"
@@ -253,14 +254,15 @@ class Scheduler:
             self.loop.call_soon(self._on_input)
 
     def _process(self, work, *args) -> None:
-        """Let the engine judge lines, then write; pause input when it asks."""
+        """Let the engine judge lines; pause input when it asks. Answers are written at the
+        loop's next turn, together with those of handlers completing meanwhile."""
         paused = self._guarded(work, *args)
         if self.stopping:
             return
         if paused:
             self.paused = True
             self._stop_reading()
-        self._flush()
+        self._flush_soon()
 
     def _end_of_input(self) -> None:
         self._stop_reading()
@@ -294,6 +296,9 @@ class Scheduler:
         if self.stopping:
             return
         self.engine.emit(line)
+        self._flush_soon()
+
+    def _flush_soon(self) -> None:
         if not self.flush_due:
             self.flush_due = True
             self.loop.call_soon(self._flush)
@@ -311,7 +316,7 @@ class Scheduler:
         if deferred.mode == INLINE:
             return deferred.func(ctx)
         if deferred.mode == ASYNC:
-            job = self.loop.create_task(settled(deferred, ctx))
+            job = self.loop.create_task(deferred.func(ctx) if deferred.contained else settled(deferred, ctx))
         else:
             if self.pool is None:
                 self.pool = WorkerPool(self.workers)
@@ -335,13 +340,20 @@ class Scheduler:
             self.send(self._answer(id_bytes, job))
         if self.stopping:
             return
-        if self.paused and len(self.jobs) < self.max_concurrency:
-            self.paused = False
-            self._process(self.engine.resume)
-            if not self.paused:
-                self._start_reading()
+        if self.paused and not self.resume_due:
+            self.resume_due = True  # once for all the handlers completing in this turn
+            self.loop.call_soon(self._resume)
         if self.eof and not self.jobs:
             self._finish()
+
+    def _resume(self) -> None:
+        self.resume_due = False
+        if self.stopping:
+            return
+        self.paused = False
+        self._process(self.engine.resume)
+        if not self.paused:
+            self._start_reading()
 
     def _answer(self, id_bytes: bytes, job: Any) -> bytes:
         if job.cancelled():

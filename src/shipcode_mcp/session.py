@@ -35,15 +35,20 @@ class Deferred:
     """Work a handler hands to the session: ``func(ctx)`` gives the result body bytes.
 
     For ``ASYNC`` work ``func(ctx)`` returns a coroutine of those bytes. ``progress_token``
-    is the request's ``params._meta.progressToken`` (None when absent).
+    is the request's ``params._meta.progressToken`` (None when absent). ``contained`` says
+    that ``func`` already turns every exception, ``SystemExit`` included, into its answer
+    (as tools do), so it needs no :func:`settled` around it.
     """
 
-    __slots__ = ("func", "mode", "progress_token")
+    __slots__ = ("func", "mode", "progress_token", "contained")
 
-    def __init__(self, func: Callable[[Any], Any], mode: int, progress_token: object = None) -> None:
+    def __init__(
+        self, func: Callable[[Any], Any], mode: int, progress_token: object = None, contained: bool = False
+    ) -> None:
         self.func = func
         self.mode = mode
         self.progress_token = progress_token
+        self.contained = contained
 
 
 async def settled(deferred: Deferred, ctx: Any) -> Any:
