@@ -745,7 +745,9 @@ cdef class Engine:
         return 0
 
     def _before_handler(self):
+        """A slow-path handler is about to run: write answers that waited FLUSH_DELAY."""
         self._due()
+        self._rules.flush_deadline = self._since + _FLUSH_DELAY
 
     # -- the fast path -------------------------------------------------------------------
 
@@ -964,6 +966,7 @@ cdef class Engine:
                     self._flush(fd_out)
                     return
                 self._since = _now()
+                self._rules.flush_deadline = self._since + _FLUSH_DELAY
                 self._take(buffer, got)
                 self._flush(fd_out)
         except BaseException:
@@ -980,6 +983,7 @@ cdef class Engine:
     def take(self, data):
         """Judge the lines of the next chunk; true when input must pause (see :meth:`resume`)."""
         self._since = _now()
+        self._rules.flush_deadline = self._since + _FLUSH_DELAY
         return self._take_from(data, 0)
 
     def resume(self):
@@ -987,6 +991,7 @@ cdef class Engine:
         data = self._stash
         self._stash = None
         self._since = _now()
+        self._rules.flush_deadline = self._since + _FLUSH_DELAY
         return self._take_from(data, self._stash_at) if data is not None else False
 
     cdef bint _take_from(self, data, Py_ssize_t start) except -1:

@@ -93,3 +93,19 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
     imported = re.findall(r"^from shipcode_mcp\.\w+ import \(?([^)]*?)\)?$", source, re.MULTILINE | re.DOTALL)
     names = [name.strip() for group in imported for name in group.replace("\n", ",").split(",") if name.strip()]
     assert [name for name in names if name.startswith("_")] == []
+
+
+#: The package's modules from the command line down, as the README's "Where things are" lists them.
+LAYERS = (
+    "__main__ __init__ cli target defaults app folder runner scheduler signals limits _engine _engine_py "
+    "_engine_c lines catalogue prompts templates handlers session context schema results errors protocol "
+    "jsontext _log _version"
+).split()
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    graph = import_graph()
+    assert sorted(graph) == sorted(LAYERS)
+    upward = [f"{module} -> {target}" for module, targets in graph.items() for target in targets]
+    upward = [edge for edge in upward if LAYERS.index(edge.split(" -> ")[1]) <= LAYERS.index(edge.split(" -> ")[0])]
+    assert upward == []

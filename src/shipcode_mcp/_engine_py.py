@@ -91,7 +91,6 @@ class Engine:
         self._out: list = self._rules.out  # complete answers not yet written (see _flush)
         self._stash: bytes | tuple = b""  # input left unread while paused
         self._fd = -1  # the output while serving
-        self._since = 0.0  # when the oldest unwritten answer may have been computed
         catalogue.session.emit = self.emit
 
     @property
@@ -200,7 +199,7 @@ class Engine:
                     self._finish()
                     self._flush(fd_out)
                     return
-                self._since = monotonic()
+                self._rules.flush_deadline = monotonic() + FLUSH_DELAY
                 self._take(data)
                 self._flush(fd_out)
         except BaseException:
@@ -214,14 +213,14 @@ class Engine:
 
     def take(self, data: bytes) -> bool:
         """Judge the lines of the next chunk; true when input must pause (see :meth:`resume`)."""
-        self._since = monotonic()
+        self._rules.flush_deadline = monotonic() + FLUSH_DELAY
         return self._take(data)
 
     def resume(self) -> bool:
         """Judge the lines left when input paused; true when it must pause again."""
         stash = self._stash
         self._stash = b""
-        self._since = monotonic()
+        self._rules.flush_deadline = monotonic() + FLUSH_DELAY
         if type(stash) is tuple:
             return self._lines(*stash)
         return self._take(stash)
@@ -243,9 +242,9 @@ class Engine:
         self._flush_soon(self._fd)
 
     def _before_handler(self) -> None:
-        if self._out and monotonic() - self._since >= FLUSH_DELAY:
-            self._flush(self._fd)
-            self._since = monotonic()
+        """Answers waited FLUSH_DELAY and a handler is about to run: write them first."""
+        self._flush(self._fd)
+        self._rules.flush_deadline = monotonic() + FLUSH_DELAY
 
     def _flush(self, fd: int) -> None:
         """Write every pending answer (blocking while the reader is slow), in one write.

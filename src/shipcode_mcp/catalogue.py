@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import TOOL_FAULTS
 from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import (
@@ -30,7 +29,7 @@ from .protocol import (
     RESULT_TAIL,
     RpcError,
 )
-from .results import error_result, tool_result
+from .results import error_result
 from .schema import FlatShape, InvalidArguments
 from .session import ASYNC, INLINE, Deferred, Session
 
@@ -197,12 +196,7 @@ class Catalogue:
             arguments = tool.validate(params.get("arguments", _NO_ARGUMENTS))
         except InvalidArguments:
             return self.invalid_arguments[name]
-        if not tool.plain:
-            return tool.call(arguments, params)
-        try:  # Tool.call without its frame: the common case
-            return tool_result(tool.func(**arguments))
-        except TOOL_FAULTS as error:
-            return tool.failed(error)
+        return tool.call(arguments, params)
 
     def read_resource(self, params: dict[str, Any] | None) -> Any:
         """``resources/read``: the contents of one listed resource."""

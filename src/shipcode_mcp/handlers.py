@@ -74,6 +74,7 @@ class Tool:
         "context_name",
         "check_output",
         "plain",
+        "deferred",
     )
 
     def __init__(
@@ -106,11 +107,8 @@ class Tool:
         #: True when a call is just ``func(**arguments)`` then :func:`tool_result`: callers
         #: may then call ``func`` themselves (and :meth:`failed` if it raises).
         self.plain = not self.is_async and not blocking and self.context_name is None and self.check_output is None
-
-    @property
-    def deferred(self) -> bool:
-        """Whether calls are handed to the session instead of answered at once."""
-        return self.is_async or self.blocking or self.context_name is not None
+        #: Whether calls are handed to the session instead of answered at once.
+        self.deferred = self.is_async or blocking or self.context_name is not None
 
     def listing(self) -> dict[str, Any]:
         """The tool's entry in ``tools/list``."""
@@ -132,6 +130,11 @@ class Tool:
         a tool cannot stop the server) shows ``Tool <name> failed`` and logs the traceback, as
         does a tool with an output schema that returns anything but a dict matching it.
         """
+        if self.plain:
+            try:
+                return tool_result(self.func(**arguments))
+            except TOOL_FAULTS as error:
+                return self.failed(error)
         if not self.deferred:
             try:
                 return self.encode(self.func(**arguments))

@@ -7,6 +7,8 @@ through it; the compiled engine runs the lines its C fast path declines.
 
 from __future__ import annotations
 
+from math import inf as INFINITY
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from orjson import JSONDecodeError
@@ -51,8 +53,10 @@ class LineRules:
         self.out: list = []
         #: True once ``notifications/initialized`` has arrived.
         self.initialized = False
-        #: Called before a handler runs: the engine writes answers that have waited too long.
+        #: Called before a handler runs once ``monotonic()`` passes ``flush_deadline``: the
+        #: engine writes the answers that waited (see :meth:`watch`).
         self.before_handler = None
+        self.flush_deadline = INFINITY
 
     def line(self, line: bytes) -> bool:
         """Judge one line (without its ``\\n``); true when the engine must pause its input."""
@@ -126,7 +130,7 @@ class LineRules:
     def handle(self, id_bytes: bytes, method: str, route, params: dict | None) -> bool:
         """Answer a request with its handler's result; true when the engine must pause."""
         out = self.out
-        if self.before_handler is not None:
+        if monotonic() >= self.flush_deadline:
             self.before_handler()
         try:
             body = route(params)
