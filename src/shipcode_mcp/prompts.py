@@ -14,6 +14,7 @@ from typing import Any
 from .handlers import context_parameter, docstring, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import INVALID_PARAMS, RpcError
+from .schema import parameter_defaults, parameter_names
 from .session import ASYNC, INLINE, Deferred
 
 _NO_ARGUMENTS: dict[str, Any] = {}
@@ -57,15 +58,9 @@ class Prompt:
         self.description = docstring(func) if description is None else description
         self.is_async = is_coroutine_function(func)
         self.context_name = context_parameter(func)
-        code = func.__code__
-        parameters = [
-            name for name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount] if name != self.context_name
-        ]
+        parameters = [name for name in parameter_names(func) if name != self.context_name]
         hints = typing.get_type_hints(func, include_extras=True) if func.__annotations__ else {}
-        defaults = set(func.__kwdefaults__ or ())
-        positional_defaults = len(func.__defaults__ or ())
-        if positional_defaults:
-            defaults.update(code.co_varnames[code.co_argcount - positional_defaults : code.co_argcount])
+        defaults = parameter_defaults(func)
         self.arguments: list[dict[str, Any]] = []
         for parameter in parameters:
             entry: dict[str, Any] = {"name": parameter}

@@ -100,24 +100,42 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def parameter_names(func: Callable[..., Any]) -> tuple[str, ...]:
+    """The names a caller passes arguments by: ``self`` of a bound method left out.
+
+    A positional-only parameter cannot take an argument by name: TypeError.
+    """
+    code = func.__code__
+    bound = 1 if getattr(func, "__self__", None) is not None and hasattr(func, "__func__") else 0
+    if code.co_posonlyargcount > bound:
+        raise TypeError(f"{func.__name__}: positional-only parameters cannot take arguments by name")
+    return code.co_varnames[bound : code.co_argcount + code.co_kwonlyargcount]
+
+
+def parameter_defaults(func: Callable[..., Any]) -> dict[str, Any]:
+    """The default value of each parameter that has one."""
+    code = func.__code__
+    defaults = dict(func.__kwdefaults__ or {})
+    positional_defaults = func.__defaults__ or ()
+    if positional_defaults:
+        first = code.co_argcount - len(positional_defaults)
+        defaults.update(zip(code.co_varnames[first : code.co_argcount], positional_defaults, strict=True))
+    return defaults
+
+
 def infer_input_schema(func: Callable[..., Any], skip: str | None = None) -> dict[str, Any]:
     """Build the object schema of a function's keyword parameters from its type hints.
 
     ``skip`` names a parameter that is not an argument (the ``Context`` one).
     """
-    code = func.__code__
-    parameters = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    parameters = parameter_names(func)
     hints = {name: hint for name, hint in getattr(func, "__annotations__", {}).items() if name != skip}
     if any(isinstance(hint, str) for hint in hints.values()):
         import typing
 
         hints = typing.get_type_hints(func, include_extras=True)
         hints.pop(skip, None)
-    defaults = dict(func.__kwdefaults__ or {})
-    positional_defaults = func.__defaults__ or ()
-    if positional_defaults:
-        first = code.co_argcount - len(positional_defaults)
-        defaults.update(zip(parameters[first : code.co_argcount], positional_defaults, strict=True))
+    defaults = parameter_defaults(func)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name in parameters:

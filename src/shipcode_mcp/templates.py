@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .handlers import Resource
+from .schema import parameter_names
 
 _PART = re.compile(r"\{([^{}/]*)\}")
 
@@ -40,12 +41,7 @@ class ResourceTemplate(Resource):
         names = _PART.findall(uri_template)
         if not all(part.isidentifier() for part in names) or len(set(names)) != len(names):
             raise ValueError(f"resource template {uri_template!r}: each {{part}} must be a distinct Python name")
-        code = read.__code__
-        parameters = [
-            parameter
-            for parameter in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-            if parameter != self.context_name
-        ]
+        parameters = [parameter for parameter in parameter_names(read) if parameter != self.context_name]
         if sorted(parameters) != sorted(names):
             raise TypeError(
                 f"resource template {uri_template!r}: the function's parameters {parameters} "
