@@ -9,13 +9,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import compiled_skipped, default_catalogue
+from conftest import default_catalogue
+
+pytestmark = pytest.mark.compiled  # compares the two engines: deselected when only one is under test
 
 
 @pytest.fixture
-def both(request: pytest.FixtureRequest):
-    if compiled_skipped(request.config):
-        pytest.skip("compiled engine deselected")
+def both():
     from shipcode_mcp import _engine_c, _engine_py
 
     def both(data: bytes) -> tuple[bytes, bytes]:

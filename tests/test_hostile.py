@@ -454,7 +454,9 @@ def check_signals_at_random_moments(engine_name: str, rounds: int) -> None:
             out = bytearray()
             want = rng.randrange(1, len(expected) // 2)  # the server is up: its handlers are set
             while len(out) < want:
-                out += server.read_some(rng.choice((1, 100, 4096, 1 << 20)))
+                chunk = server.read_some(rng.choice((1, 100, 4096, 1 << 20)))
+                assert chunk, "the server ended before it was stopped"
+                out += chunk
             if rng.random() < 0.5:
                 time.sleep(rng.random() * 0.05)
             server.signal(rng.choice((signal.SIGTERM, signal.SIGINT)))
