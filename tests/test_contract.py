@@ -235,6 +235,13 @@ CASES: list[tuple[str, str, str]] = [
 ]
 
 
+def test_the_model_reads_every_case_as_written_here() -> None:
+    """The independent model that the differential and fuzz runs trust (oracle.py) agrees with each case."""
+    from oracle import predict
+
+    assert [name for name, line, expected in CASES if predict(line.encode() + b"\n") != expected.encode()] == []
+
+
 @pytest.mark.parametrize(("line", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_line(run, line: str, expected: str) -> None:
     assert run(line.encode() + b"\n") == expected.encode()
@@ -289,3 +296,4 @@ def test_long_echo_round_trips(run) -> None:
     payload = "x" * 100_000 + "é" * 50_000 + "\\n" * 1000
     expected_text = "x" * 100_000 + "é" * 50_000 + "\\n" * 1000
     assert run(call("1", "echo", f'{{"text":"{payload}"}}').encode() + b"\n") == text("1", expected_text).encode()
+

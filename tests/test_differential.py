@@ -2,12 +2,13 @@
 
 - The compiled and the pure engine write identical bytes for any input and any chunking.
 - Chunking never changes an engine's output.
-- Each engine answers exactly the lines that deserve an answer, in order, with the id an
-  independent model of the contract predicts (``oracle.py``), each answer one compact
-  JSON-RPC line.
+- Every output is exactly what an independent model of the contract predicts
+  (``oracle.Model``): answers, codes, messages, results and ids, byte for byte, and the
+  session's ``initialized`` flag.
 
 These tests compare the two engines, so they need both: with only the pure engine
-(``--no-compiled`` or ``SHIPCODE_MCP_NO_EXTENSIONS``) they are deselected, never passed.
+(``--no-compiled`` or ``SHIPCODE_MCP_NO_EXTENSIONS``) they are deselected, never passed;
+``test_model.py`` still checks each engine against the model alone.
 """
 
 from __future__ import annotations
