@@ -66,6 +66,15 @@ def engine_module(engine_name: str) -> ModuleType:
     return importlib.import_module(ENGINE_MODULES[engine_name])
 
 
+@pytest.fixture
+def soak(request: pytest.FixtureRequest) -> None:
+    """Skip unless soak tests were asked for (``-m soak`` or ``SHIPCODE_MCP_SOAK=1``)."""
+    expression = request.config.getoption("markexpr") or ""
+    selected = "soak" in expression and "not soak" not in expression
+    if not (selected or os.environ.get("SHIPCODE_MCP_SOAK")):
+        pytest.skip("soak test: run with -m soak or SHIPCODE_MCP_SOAK=1")
+
+
 def default_catalogue():
     from shipcode_mcp.defaults import app
 

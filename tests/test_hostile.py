@@ -57,15 +57,6 @@ def answers_and_peak(engine_name: str, data: bytes, length: int, *args: str) -> 
     return out, peak
 
 
-@pytest.fixture
-def soak(request: pytest.FixtureRequest) -> None:
-    """Skip unless soak tests were asked for (``-m soak`` or ``SHIPCODE_MCP_SOAK=1``)."""
-    expression = request.config.getoption("markexpr") or ""
-    selected = "soak" in expression and "not soak" not in expression
-    if not (selected or os.environ.get("SHIPCODE_MCP_SOAK")):
-        pytest.skip("soak test: run with -m soak or SHIPCODE_MCP_SOAK=1")
-
-
 def timed(run, data: bytes, **kwargs) -> tuple[bytes, float]:
     start = time.monotonic()
     out = run(data, **kwargs)
