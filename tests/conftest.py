@@ -1,7 +1,10 @@
 """One fixture, two engines: every behaviour test runs on the compiled and the pure engine.
 
-The compiled param is skipped only on request (``--no-compiled`` or
-``SHIPCODE_MCP_NO_EXTENSIONS`` set); a compiled engine that fails to import is an error.
+Tests that need the compiled engine carry the ``compiled`` mark (the ``compiled`` param of
+``engine_name`` has it, and so have the tests that compare the two engines). They are
+deselected only on request (``--no-compiled`` or ``SHIPCODE_MCP_NO_EXTENSIONS`` set), with one
+summary line saying how many; otherwise a compiled engine that fails to import is an error,
+and a server started for the compiled engine refuses to fall back to the pure one.
 """
 
 from __future__ import annotations
@@ -27,11 +30,33 @@ def compiled_skipped(config: pytest.Config) -> bool:
     return bool(config.getoption("--no-compiled") or os.environ.get("SHIPCODE_MCP_NO_EXTENSIONS"))
 
 
+_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the ``compiled`` tests when the compiled engine is not wanted."""
+    if not compiled_skipped(config):
+        return
+    kept = [item for item in items if item.get_closest_marker("compiled") is None]
+    deselected = [item for item in items if item.get_closest_marker("compiled") is not None]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+    config.stash[_DESELECTED] = len(deselected)
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    count = config.stash.get(_DESELECTED, None)
+    if count is not None:
+        terminalreporter.write_line(
+            f"compiled engine not under test (--no-compiled or SHIPCODE_MCP_NO_EXTENSIONS): "
+            f"{count} compiled-engine tests deselected"
+        )
+
+
 @pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
 def engine_name(request: pytest.FixtureRequest) -> str:
     """The engine under test: ``"compiled"`` or ``"pure"``."""
-    if request.param == "compiled" and compiled_skipped(request.config):
-        pytest.skip("compiled engine deselected")
     return request.param
 
 
@@ -39,6 +64,15 @@ def engine_name(request: pytest.FixtureRequest) -> str:
 def engine_module(engine_name: str) -> ModuleType:
     """The engine module under test (import errors fail the test)."""
     return importlib.import_module(ENGINE_MODULES[engine_name])
+
+
+@pytest.fixture
+def soak(request: pytest.FixtureRequest) -> None:
+    """Skip unless soak tests were asked for (``-m soak`` or ``SHIPCODE_MCP_SOAK=1``)."""
+    expression = request.config.getoption("markexpr") or ""
+    selected = "soak" in expression and "not soak" not in expression
+    if not (selected or os.environ.get("SHIPCODE_MCP_SOAK")):
+        pytest.skip("soak test: run with -m soak or SHIPCODE_MCP_SOAK=1")
 
 
 def default_catalogue():
@@ -76,10 +110,17 @@ def run(engine_module: ModuleType) -> Callable[..., bytes]:
 
 
 def engine_env(engine_name: str) -> dict[str, str]:
-    """Environment that makes ``shipcode-mcp`` run the given engine."""
-    env = {k: v for k, v in os.environ.items() if k != "SHIPCODE_MCP_NO_EXTENSIONS"}
+    """Environment that makes ``shipcode-mcp`` run the given engine, and no other.
+
+    For the compiled engine the server refuses to fall back to the pure one
+    (``SHIPCODE_MCP_REQUIRE_EXTENSIONS``): a ``[compiled]`` test fails if the extension cannot load.
+    """
+    selectors = ("SHIPCODE_MCP_NO_EXTENSIONS", "SHIPCODE_MCP_REQUIRE_EXTENSIONS")
+    env = {k: v for k, v in os.environ.items() if k not in selectors}
     if engine_name == "pure":
         env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
+    else:
+        env["SHIPCODE_MCP_REQUIRE_EXTENSIONS"] = "1"
     return env
 
 

@@ -1,26 +1,34 @@
-"""An independent model of the server contract's line rules, and input mutators for fuzzing.
+"""An independent model of the server contract, and input mutators for fuzzing.
 
-The model does not use the package (nor orjson): it predicts, for each input line, whether
-the server stays silent or answers, and with which id, using only the standard ``json``
-module. The differential tests and ``fuzz_engine.py`` compare engines with each other, and
-each engine with this model.
+The model (:class:`Model`) is the README's "Behaviour contract" for the default catalogue
+(tools ``echo`` and ``add``, resource ``file:///hello.txt``), written again from the text with
+the standard library only: no code of the package, no orjson. For each input line it predicts
+the exact answer bytes, or silence, and whether the session is initialized afterwards. The
+differential tests and ``fuzz_engine.py`` require every engine, whole and chunked, to write
+exactly what the model predicts, so the fast path and the slow path it hands lines to are
+both checked against the contract, not only against each other.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
+import re
 import sys
 from collections.abc import Iterable
+from decimal import Decimal
+from itertools import accumulate
 from types import ModuleType
 
+DEFAULT_LIMIT = 16 * 1024 * 1024
 MAX_DEPTH = 1024
 INT_MIN = -(2**63)
 UINT_MAX = 2**64 - 1
 BLANK = b" \t\r"
 
 
-# -- running an engine ---------------------------------------------------------------------
+# -- running engines against the model -----------------------------------------------------
 
 
 def run_engine(module: ModuleType, catalogue, data: bytes, cuts: Iterable[int] = (), limit: int | None = None):
@@ -38,22 +46,41 @@ def run_engine(module: ModuleType, catalogue, data: bytes, cuts: Iterable[int] =
     return b"".join(out), engine
 
 
-def check_engines(engines: list, catalogue, data: bytes, cuts: Iterable[int] = (), limit: int = 16 * 1024 * 1024):
-    """All engines, whole and chunked at ``cuts``, write the same bytes; the answers follow the rules.
+def check_engines(engines: list, catalogue, data: bytes, cuts: Iterable[int] = (), limit: int = DEFAULT_LIMIT):
+    """Every engine, whole and chunked at ``cuts``, writes what the model predicts, byte for byte.
 
-    The last engine is the reference (the pure one). Returns its output.
+    ``catalogue`` must be the default one (the model knows no other). The engines are also
+    compared with each other first, for a clearer report when they disagree. Returns the output.
     """
-    reference, reference_engine = run_engine(engines[-1], catalogue, data, (), limit)
+    expected = Model(limit).session(data)
+    reference = None
     for module in engines:
         for chunking in ((), cuts):
             out, engine = run_engine(module, catalogue, data, chunking, limit)
+            if reference is None:
+                reference = out
             assert out == reference, (module.__name__, data, sorted(chunking), out, reference)
-            assert engine.initialized == reference_engine.initialized, (module.__name__, data)
-    check_answers(data, reference, limit)
+            check_session(expected, out, engine.initialized, module.__name__)
     return reference
 
 
-# -- the model -----------------------------------------------------------------------------
+def check_session(expected: Session, out: bytes, initialized: bool, label: str = "") -> None:
+    """Assert that ``out`` is the predicted answers, and the initialized flag the predicted one."""
+    if out != expected.output:
+        got = out.split(b"\n")
+        want = expected.output.split(b"\n")
+        index = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
+        line = expected.line_of_answer(index)
+        raise AssertionError(
+            f"{label}: answer {index} differs from the contract\n"
+            f"  input line: {line!r}\n"
+            f"  expected:   {want[index : index + 1]!r}\n"
+            f"  got:        {got[index : index + 1]!r}"
+        )
+    assert initialized is expected.initialized, (label, initialized, expected.initialized)
+
+
+# -- JSON as the contract reads it ---------------------------------------------------------
 
 
 class _Refused(Exception):
@@ -61,17 +88,50 @@ class _Refused(Exception):
 
 
 def _parse_int(text: str) -> int | float:
+    # Integers outside the signed/unsigned 64-bit range are doubles (overflowing ones infinite).
     value = float(text) if len(text) > 40 else int(text)
     if type(value) is int and not INT_MIN <= value <= UINT_MAX:
-        return float(value)  # beyond 64 bits: a double
+        return float(value)
     return value
 
 
 def _refuse(name: str) -> None:
-    raise _Refused(name)
+    raise _Refused(name)  # NaN, Infinity, -Infinity are not JSON
 
 
-def _valid_json(text: str) -> tuple[bool, object]:
+# A JSON string literal (in text already known to be valid JSON), and an escape that may be half a surrogate pair.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _unpaired_surrogate(text: str) -> bool:
+    """Whether any string literal of the text escapes half a surrogate pair (keys included)."""
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return False
+    for literal in _STRING.findall(text):
+        try:
+            json.loads(literal).encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    return False
+
+
+def _depth(text: str) -> int:
+    """How deep arrays and objects nest in the text (brackets inside strings do not count)."""
+    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
+
+
+def parse(line: bytes) -> tuple[bool, object]:
+    """(True, value) for a line that is one JSON text in UTF-8 within the nesting limit, else (False, None).
+
+    What is refused is read from the text, so a member overwritten by a duplicate key counts too.
+    """
+    try:
+        text = line.decode("utf-8")  # strict: no overlong forms, no encoded surrogates
+    except UnicodeDecodeError:
+        return False, None
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(limit + 2 * MAX_DEPTH)
     try:
@@ -80,65 +140,199 @@ def _valid_json(text: str) -> tuple[bool, object]:
         return False, None
     finally:
         sys.setrecursionlimit(limit)
-    # Refuse what JSON text cannot carry in UTF-8 (lone surrogates) and nesting beyond the limit.
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return False, None
-        elif isinstance(item, (dict, list)):
-            if depth > MAX_DEPTH:
-                return False, None
-            if isinstance(item, dict):
-                for key, member in item.items():
-                    stack.append((key, depth))
-                    stack.append((member, depth + 1))
-            else:
-                stack.extend((member, depth + 1) for member in item)
+    if _unpaired_surrogate(text) or _depth(text) > MAX_DEPTH:
+        return False, None
     return True, value
 
 
 def compact(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """Compact JSON, UTF-8 as is, only control characters escaped: the contract's output form."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-SILENT = None
-NULL = b"null"
+def number_text(value: int | float) -> str:
+    """A number as ECMAScript's Number::toString writes it (ECMA-262, 6.1.6.1.20); integers exactly."""
+    if type(value) is int:
+        return str(value)
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    if value < 0:
+        return "-" + number_text(-value)
+    # The shortest digits s (k of them) with s x 10**(n-k) == value: Python's repr finds them.
+    _, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    s = "".join(map(str, digits))
+    k = len(s)
+    n = k + exponent
+    if k <= n <= 21:
+        return s + "0" * (n - k)
+    if 0 < n <= 21:
+        return s[:n] + "." + s[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + s
+    e = n - 1
+    mantissa = s if k == 1 else s[0] + "." + s[1:]
+    return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
-def predict(line: bytes, limit: int) -> bytes | None:
-    """The id the answer to ``line`` carries (``b"null"`` for id-less errors), or None for silence."""
-    if not line.strip(BLANK):
-        return SILENT
-    body = line[:-1] if line.endswith(b"\r") else line
-    if len(body) > limit:
-        return NULL
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        return NULL
-    ok, message = _valid_json(text)
-    if not ok or type(message) is not dict:
-        return NULL
-    if "id" in message:
-        rid = message["id"]
-        if type(rid) is int or type(rid) is str:
-            id_bytes = compact(rid)
-        else:
-            return NULL
-    else:
-        id_bytes = None
-    if "method" not in message and ("result" in message or "error" in message):
-        return SILENT
-    params = message.get("params", {})
-    if message.get("jsonrpc") != "2.0" or type(message.get("method")) is not str or type(params) not in (dict, list):
-        return NULL if id_bytes is None else id_bytes
-    if id_bytes is None:
-        return SILENT
-    return id_bytes
+# -- the contract --------------------------------------------------------------------------
+
+PROTOCOL_VERSION = "2025-06-18"
+INITIALIZE = {
+    "protocolVersion": PROTOCOL_VERSION,
+    "capabilities": {"tools": {}, "resources": {}},
+    "serverInfo": {"name": "shipcode-mcp", "version": "1.0.0"},
+}
+
+
+def _closed_object(properties: dict[str, str]) -> dict:
+    return {
+        "type": "object",
+        "properties": {name: {"type": kind} for name, kind in properties.items()},
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+TOOLS = {
+    "tools": [
+        {"name": "echo", "description": "Echo back the given text", "inputSchema": _closed_object({"text": "string"})},
+        {
+            "name": "add",
+            "description": "Add two numbers",
+            "inputSchema": _closed_object({"a": "number", "b": "number"}),
+        },
+    ]
+}
+HELLO_URI = "file:///hello.txt"
+RESOURCES = {"resources": [{"uri": HELLO_URI, "name": "hello.txt", "mimeType": "text/plain"}]}
+HELLO = {"contents": [{"uri": HELLO_URI, "mimeType": "text/plain", "text": "Hello, world!"}]}
+CONSTANT_RESULTS = {
+    "initialize": INITIALIZE,
+    "ping": {},
+    "tools/list": TOOLS,
+    "resources/list": RESOURCES,
+    "resources/templates/list": {"resourceTemplates": []},
+}
+SERVED = {*CONSTANT_RESULTS, "tools/call", "resources/read"}
+
+PARSE_ERROR = (-32700, "Parse error")
+INVALID_REQUEST = (-32600, "Invalid Request")
+METHOD_NOT_FOUND = (-32601, "Method not found")
+INVALID_PARAMS = (-32602, "Invalid params")
+UNKNOWN_TOOL = (-32602, "Unknown tool")
+RESOURCE_NOT_FOUND = (-32002, "Resource not found")
+
+_MISSING = object()
+
+
+def success(rid: int | str, result: dict) -> bytes:
+    return compact({"jsonrpc": "2.0", "id": rid, "result": result}) + b"\n"
+
+
+def failure(rid: int | str | None, error: tuple[int, str]) -> bytes:
+    code, message = error
+    return compact({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}) + b"\n"
+
+
+def text_content(text: str, is_error: bool = False) -> dict:
+    result: dict = {"content": [{"type": "text", "text": text}]}
+    if is_error:
+        result["isError"] = True
+    return result
+
+
+def _finite_number(value: object) -> bool:
+    return type(value) is int or (type(value) is float and math.isfinite(value))
+
+
+def call_tool(params: dict | None) -> dict | tuple[int, str]:
+    """``tools/call`` on the default catalogue: a result, or a JSON-RPC error."""
+    if params is None or type(params.get("name")) is not str:
+        return INVALID_PARAMS
+    name = params["name"]
+    if name not in ("echo", "add"):
+        return UNKNOWN_TOOL
+    arguments = params.get("arguments", {})  # missing counts as {}; null does not
+    if name == "echo":
+        if type(arguments) is dict and list(arguments) == ["text"] and type(arguments["text"]) is str:
+            return text_content(arguments["text"])
+    elif type(arguments) is dict and sorted(arguments) == ["a", "b"] and all(map(_finite_number, arguments.values())):
+        return text_content(number_text(arguments["a"] + arguments["b"]))
+    return text_content(f"Invalid arguments for {name}", is_error=True)
+
+
+def read_resource(params: dict | None) -> dict | tuple[int, str]:
+    if params is None or type(params.get("uri")) is not str:
+        return INVALID_PARAMS
+    return HELLO if params["uri"] == HELLO_URI else RESOURCE_NOT_FOUND
+
+
+class Session:
+    """The predicted output of a whole input: answers in order, and the final initialized flag."""
+
+    def __init__(self, lines: list[bytes], answers: list[bytes | None], initialized: bool) -> None:
+        self.lines = lines
+        self.answers = answers
+        self.output = b"".join(answer for answer in answers if answer is not None)
+        self.initialized = initialized
+
+    def line_of_answer(self, index: int) -> bytes | None:
+        """The input line the ``index``-th answer answers (None past the end)."""
+        answered = [line for line, answer in zip(self.lines, self.answers, strict=True) if answer is not None]
+        return answered[index] if index < len(answered) else None
+
+
+class Model:
+    """The server contract, line by line (README, "How each line is judged")."""
+
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        self.limit = limit
+        self.initialized = False
+
+    def session(self, data: bytes) -> Session:
+        lines = split_lines(data)
+        return Session(lines, [self.answer(line) for line in lines], self.initialized)
+
+    def answer(self, line: bytes) -> bytes | None:
+        """The answer to one line (without its newline), or None for silence."""
+        # 1. blank, however long; 2. too long, not counting one trailing \r.
+        if not line.strip(BLANK):
+            return None
+        if len(line[:-1] if line.endswith(b"\r") else line) > self.limit:
+            return failure(None, INVALID_REQUEST)
+        ok, message = parse(line)
+        if not ok:  # 3.
+            return failure(None, PARSE_ERROR)
+        if type(message) is not dict:  # 4.
+            return failure(None, INVALID_REQUEST)
+        rid = message.get("id", _MISSING)
+        if rid is not _MISSING and type(rid) is not int and type(rid) is not str:  # 5.
+            return failure(None, INVALID_REQUEST)
+        if "method" not in message and ("result" in message or "error" in message):  # 6.
+            return None
+        method = message.get("method")
+        params = message.get("params", _MISSING)
+        if (
+            message.get("jsonrpc") != "2.0"
+            or type(method) is not str
+            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
+        ):  # 7.
+            return failure(None if rid is _MISSING else rid, INVALID_REQUEST)
+        if rid is _MISSING:  # 8.
+            if method == "notifications/initialized":
+                self.initialized = True
+            return None
+        if method not in SERVED:  # 9.
+            return failure(rid, METHOD_NOT_FOUND)
+        if type(params) is list:  # 10.
+            return failure(rid, INVALID_PARAMS)
+        if method in CONSTANT_RESULTS:
+            return success(rid, CONSTANT_RESULTS[method])
+        handler = call_tool if method == "tools/call" else read_resource  # 11.
+        outcome = handler(None if params is _MISSING else params)
+        return success(rid, outcome) if type(outcome) is dict else failure(rid, outcome)
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -149,31 +343,9 @@ def split_lines(data: bytes) -> list[bytes]:
     return lines
 
 
-def check_answers(data: bytes, out: bytes, limit: int) -> None:
-    """Assert that ``out`` answers ``data`` as the contract says, line by line.
-
-    Exactly one answer per line that deserves one, in input order, each with the predicted
-    id; every answer one compact JSON-RPC response on its own line.
-    """
-    expected_ids = [rid for rid in (predict(line, limit) for line in split_lines(data)) if rid is not SILENT]
-    assert out == b"" or out.endswith(b"\n"), out[-200:]
-    answers = out.split(b"\n")[:-1] if out else []
-    got_ids = []
-    for answer in answers:
-        message = json.loads(answer)
-        assert compact(message) == answer, answer  # compact, keys as written
-        assert type(message) is dict
-        keys = list(message)
-        assert keys[:2] == ["jsonrpc", "id"] and message["jsonrpc"] == "2.0", answer
-        assert keys[2:] in (["result"], ["error"]), answer
-        if "error" in message:
-            error = message["error"]
-            assert list(error) == ["code", "message"], answer
-            assert type(error["code"]) is int and type(error["message"]) is str, answer
-        else:
-            assert type(message["result"]) is dict, answer
-        got_ids.append(compact(message["id"]))
-    assert got_ids == expected_ids
+def predict(data: bytes, limit: int = DEFAULT_LIMIT) -> bytes:
+    """The exact output the contract requires for ``data``."""
+    return Model(limit).session(data).output
 
 
 # -- mutations -----------------------------------------------------------------------------

@@ -235,6 +235,13 @@ CASES: list[tuple[str, str, str]] = [
 ]
 
 
+def test_the_model_reads_every_case_as_written_here() -> None:
+    """The independent model that the differential and fuzz runs trust (oracle.py) agrees with each case."""
+    from oracle import predict
+
+    assert [name for name, line, expected in CASES if predict(line.encode() + b"\n") != expected.encode()] == []
+
+
 @pytest.mark.parametrize(("line", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_line(run, line: str, expected: str) -> None:
     assert run(line.encode() + b"\n") == expected.encode()
@@ -289,3 +296,58 @@ def test_long_echo_round_trips(run) -> None:
     payload = "x" * 100_000 + "é" * 50_000 + "\\n" * 1000
     expected_text = "x" * 100_000 + "é" * 50_000 + "\\n" * 1000
     assert run(call("1", "echo", f'{{"text":"{payload}"}}').encode() + b"\n") == text("1", expected_text).encode()
+
+
+#: Lines that must leave the session uninitialized, and their answers (rule 8: only the
+#: notification ``notifications/initialized`` marks the session).
+NOT_INITIALIZING = [
+    ('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/initialized/"}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/Initialized"}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/initialized "}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/"}', ""),
+    ('{"jsonrpc":"2.0","method":"initialized"}', ""),
+    ('{"jsonrpc":"2.0","method":"initialize"}', ""),
+    ('{"jsonrpc":"2.0","method":"notifications/initialize"}', ""),
+    ('{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}', error("1", -32601, "Method not found")),
+    ('{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}', INVALID_NULL),
+    ('{"jsonrpc":"1.0","method":"notifications/initialized"}', INVALID_NULL),
+    ('{"method":"notifications/initialized"}', INVALID_NULL),
+    ('{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}', INVALID_NULL),
+    ('{"jsonrpc":"2.0","result":{},"params":{"method":"notifications/initialized"}}', ""),
+    ('[{"jsonrpc":"2.0","method":"notifications/initialized"}]', INVALID_NULL),
+    ('{"jsonrpc":"2.0","method":"notifications\\/initialized","x":NaN}', PARSE),
+]
+
+
+def test_only_the_initialized_notification_marks_the_session(engine_module) -> None:
+    from conftest import default_catalogue
+
+    for line, expected in NOT_INITIALIZING:  # one at a time, each on a fresh engine
+        engine = engine_module.Engine(default_catalogue())
+        assert engine.feed(line.encode() + b"\n") + engine.finish() == expected.encode(), line
+        assert engine.initialized is False, line
+    engine = engine_module.Engine(default_catalogue())  # all of them in one session
+    data = "".join(line + "\n" for line, _ in NOT_INITIALIZING).encode()
+    assert engine.feed(data) == "".join(expected for _, expected in NOT_INITIALIZING).encode()
+    assert engine.initialized is False
+    assert engine.feed(b'{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}\n') == b""
+    assert engine.initialized is True
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}',
+        '{"method":"notifications\\/initialized","jsonrpc":"2.0"}',
+        ' {"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{}}}\r',
+    ],
+)
+def test_the_initialized_notification_in_any_valid_form(engine_module, line: str) -> None:
+    from conftest import default_catalogue
+
+    engine = engine_module.Engine(default_catalogue())
+    assert engine.feed(line.encode() + b"\n") + engine.finish() == b""
+    assert engine.initialized is True

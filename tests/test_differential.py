@@ -2,26 +2,28 @@
 
 - The compiled and the pure engine write identical bytes for any input and any chunking.
 - Chunking never changes an engine's output.
-- Each engine answers exactly the lines that deserve an answer, in order, with the id an
-  independent model of the contract predicts (``oracle.py``), each answer one compact
-  JSON-RPC line.
+- Every output is exactly what an independent model of the contract predicts
+  (``oracle.Model``): answers, codes, messages, results and ids, byte for byte, and the
+  session's ``initialized`` flag.
 
-The compiled engine must be importable unless it is deselected (``--no-compiled`` or
-``SHIPCODE_MCP_NO_EXTENSIONS``); then only the pure engine's properties are checked.
+These tests compare the two engines, so they need both: with only the pure engine
+(``--no-compiled`` or ``SHIPCODE_MCP_NO_EXTENSIONS``) they are deselected, never passed;
+``test_model.py`` still checks each engine against the model alone.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 
 import pytest
-from conftest import compiled_skipped, default_catalogue
+from conftest import default_catalogue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import TOKENS, check_engines, mutated_stream
 from serverproc import corpus_files, corpus_messages
+
+pytestmark = pytest.mark.compiled
 
 DEFAULT_LIMIT = 16 * 1024 * 1024
 CATALOGUE = default_catalogue()
@@ -35,12 +37,11 @@ SETTINGS = settings(
 
 
 @pytest.fixture(scope="module")
-def engines(request: pytest.FixtureRequest) -> list:
-    """The engines to compare: compiled and pure, or pure alone when compiled is deselected."""
-    pure = importlib.import_module("shipcode_mcp._engine_py")
-    if compiled_skipped(request.config):
-        return [pure]
-    return [importlib.import_module("shipcode_mcp._engine_c"), pure]  # an import error fails
+def engines() -> list:
+    """The engines to compare: compiled and pure (an import error fails)."""
+    from shipcode_mcp import _engine_c, _engine_py
+
+    return [_engine_c, _engine_py]
 
 
 def check(engines: list, data: bytes, cuts: list[int] = (), limit: int = DEFAULT_LIMIT) -> None:

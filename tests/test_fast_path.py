@@ -1,7 +1,9 @@
 """The compiled engine's fast path against the pure engine, on the shapes it takes and the ones near them.
 
 The fast path answers common lines straight from the bytes; every line here must get the same
-bytes from both engines, whether the fast path takes it or hands it to the slow path.
+bytes from both engines, whether the fast path takes it or hands it to the slow path, and
+those bytes must be what the independent model of the contract predicts (``oracle.py``): a
+bug shared by both paths cannot pass as agreement.
 """
 
 from __future__ import annotations
@@ -9,13 +11,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import compiled_skipped, default_catalogue
+from conftest import default_catalogue
+from oracle import predict
+
+pytestmark = pytest.mark.compiled  # compares the two engines: deselected when only one is under test
 
 
 @pytest.fixture
-def both(request: pytest.FixtureRequest):
-    if compiled_skipped(request.config):
-        pytest.skip("compiled engine deselected")
+def both():
     from shipcode_mcp import _engine_c, _engine_py
 
     def both(data: bytes) -> tuple[bytes, bytes]:
@@ -23,6 +26,7 @@ def both(request: pytest.FixtureRequest):
         for module in (_engine_c, _engine_py):
             engine = module.Engine(default_catalogue())
             outs.append(engine.feed(data) + engine.finish())
+        assert outs[1] == predict(data), "the pure engine departs from the contract"
         return outs[0], outs[1]
 
     return both
