@@ -19,6 +19,7 @@ import random
 import select
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from serverproc import ServerProcess, mixed_requests, ping, pong
@@ -57,9 +58,11 @@ def take_output(server: ServerProcess, out: bytearray) -> bool:
     return True
 
 
-def storm_session(engine_name: str, rng: random.Random, moment: str) -> tuple[int, bytes, bytes, bytes]:
+def storm_session(
+    engine_name: str, rng: random.Random, moment: str, *args: str
+) -> tuple[int, bytes, bytes, bytes]:
     """One session stopped by a storm at ``moment``: (exit status, stdout, expected answers, stderr)."""
-    with ServerProcess(engine_name) as server:
+    with ServerProcess(engine_name, *args) as server:
         deadline = time.monotonic() + 60
         while not handlers_in_place(server.pid):
             assert not has_exited(server.pid), "the server exited before its handlers were set"
@@ -102,10 +105,10 @@ def storm_session(engine_name: str, rng: random.Random, moment: str) -> tuple[in
         return status, bytes(out), expected, server.stderr()
 
 
-def check_storms(engine_name: str, plan: tuple[str, ...], seed: int) -> None:
+def check_storms(engine_name: str, plan: tuple[str, ...], seed: int, *args: str) -> None:
     rng = random.Random(seed)
     for number, moment in enumerate(plan):
-        status, out, expected, stderr = storm_session(engine_name, rng, moment)
+        status, out, expected, stderr = storm_session(engine_name, rng, moment, *args)
         assert (status, stderr) == (0, b""), (moment, number)
         assert out.endswith(b"\n") or not out, f"{moment}: a truncated answer: ...{out[-80:]!r}"
         assert expected.startswith(out), f"{moment}: answers corrupted, lost or duplicated"
@@ -113,6 +116,12 @@ def check_storms(engine_name: str, plan: tuple[str, ...], seed: int) -> None:
 
 def test_storms_of_stop_signals(engine_name: str) -> None:
     check_storms(engine_name, PLAN, seed=1)
+
+
+def test_storms_of_stop_signals_on_the_concurrent_server(engine_name: str) -> None:
+    """The same with an app served by the event loop (pings only: it has no echo or add)."""
+    gates = str(Path(__file__).with_name("apps") / "gates.py")
+    check_storms(engine_name, ("start-up", "idle", "end of input") * 3, 3, gates)
 
 
 @pytest.mark.soak

@@ -164,9 +164,9 @@ def build_parser():  # -> argparse.ArgumentParser
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``shipcode-mcp`` and ``python -m shipcode_mcp``."""
-    stop_signals.install()  # from the start: a stop during start-up is quiet too
     try:
         try:
+            stop_signals.install()  # from the start: a stop during start-up is quiet too
             return _main(argv)
         finally:
             stop_signals.end()

@@ -119,9 +119,9 @@ def serve_app(
             raise ValueError(f"{name} must be at least 1")
     if eof_grace is not None and eof_grace < 0:
         raise ValueError("eof_grace must not be negative")
-    stop_signals.install()
     try:
         try:
+            stop_signals.install()
             protocol_fd = guard_stdout()
             enlarge_pipes((0, protocol_fd))
             catalogue = app.catalogue()
