@@ -92,7 +92,9 @@ def storm_session(
                 time.sleep(rng.random() * 0.01)
         burst = rng.choice((1, 3, 30, 300))
         pause = rng.choice((0, 0, 0.0001, 0.001))
+        deadline = time.monotonic() + 30
         while not has_exited(server.pid):
+            assert time.monotonic() < deadline, f"{moment}: the server did not stop within 30 s of the first signal"
             for _ in range(burst):
                 os.kill(server.pid, rng.choice(STOP_SIGNALS))
             if reading:

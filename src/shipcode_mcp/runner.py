@@ -144,6 +144,7 @@ def serve_app(
                 )
                 reason = scheduler.serve()
             else:
+                stop_signals.check()
                 engine.serve(0, protocol_fd)
                 reason = "end of input"
         finally:

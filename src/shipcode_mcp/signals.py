@@ -14,6 +14,7 @@ scheduler, woken through ``signal.set_wakeup_fd``, stops at its next turn.
 from __future__ import annotations
 
 import signal
+import sys
 
 from .protocol import ServerStop
 
@@ -35,6 +36,10 @@ class StopSignals:
         """Handle SIGTERM, SIGINT and SIGHUP from now on (again serving, if it ended before)."""
         self.ended = False
         self.interruptible = True
+        if sys.unraisablehook is not _quiet_about_stops:
+            global _previous_unraisablehook
+            _previous_unraisablehook = sys.unraisablehook
+            sys.unraisablehook = _quiet_about_stops
         for signum in STOP_SIGNALS:
             signal.signal(signum, self._handle)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
@@ -43,6 +48,12 @@ class StopSignals:
         """The server is on its way out: further stop signals change nothing."""
         self.ended = True
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+    def check(self) -> None:
+        """Raise the ServerStop of a stop signal that came already (its own raise may have
+        been lost: raised inside a callback Python ignores, such as a weakref callback)."""
+        if self.signum is not None:
+            raise ServerStop(self.signum)
 
     def _handle(self, signum: int, frame: object) -> None:
         if self.signum is not None or self.ended:
@@ -53,6 +64,14 @@ class StopSignals:
 
 
 stop_signals = StopSignals()
+_previous_unraisablehook = sys.__unraisablehook__
+
+
+def _quiet_about_stops(unraisable: object) -> None:
+    """``sys.unraisablehook``: a ServerStop raised inside a callback Python ignores is not
+    reported (serving acts on it, see :meth:`StopSignals.check`); anything else is."""
+    if getattr(unraisable, "exc_type", None) is not ServerStop:
+        _previous_unraisablehook(unraisable)
 
 
 def keep_off_this_thread() -> None:
