@@ -40,11 +40,19 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+class _Members(list):
+    """An object's members as parsed, in order, duplicates kept: what :func:`_check` reads."""
+
+    __slots__ = ()
+
+
 def _check(value: object) -> None:
     """Refuse what orjson would have refused: lone surrogates and excessive depth.
 
     Arrays and objects may nest :data:`MAX_DEPTH` deep (scalars inside the deepest one do
-    not count), as in orjson. Iterative, so the depth of the Python stack does not matter.
+    not count), as in orjson. Objects come as :class:`_Members`, so a member that a later
+    duplicate key overwrites is read too. Iterative, so the depth of the Python stack does
+    not matter.
     """
     stack = [(value, 1)]
     pop = stack.pop
@@ -54,11 +62,11 @@ def _check(value: object) -> None:
         kind = type(item)
         if kind is str:
             item.encode("utf-8")
-        elif kind is dict or kind is list:
+        elif kind is _Members or kind is list:
             if depth > MAX_DEPTH:
                 raise ValueError("depth limit exceeded")
-            if kind is dict:
-                for key, member in item.items():
+            if kind is _Members:
+                for key, member in item:
                     key.encode("utf-8")
                     append((member, depth + 1))
             else:
@@ -80,10 +88,11 @@ def loads_overflowing(line: bytes) -> object:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(limit + MAX_DEPTH + 64)
         try:
+            # Once with every member kept, to check it; then as the dicts the engines read.
+            _check(json.loads(text, parse_int=_parse_int, parse_constant=_refuse_constant, object_pairs_hook=_Members))
             value = json.loads(text, parse_int=_parse_int, parse_constant=_refuse_constant)
         finally:
             sys.setrecursionlimit(limit)
-        _check(value)
     except (ValueError, RecursionError, UnicodeError) as error:
         raise ValueError(str(error)) from None
     return value
