@@ -9,17 +9,13 @@ and a server started for the compiled engine refuses to fall back to the pure on
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterable
 from types import ModuleType
 
 import pytest
-
-ENGINE_NAMES = ("compiled", "pure")
-ENGINE_MODULES = {"compiled": "shipcode_mcp._engine_c", "pure": "shipcode_mcp._engine_py"}
+from wire import SERVER_COMMAND, default_catalogue, engine, engine_env
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,7 +59,7 @@ def engine_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def engine_module(engine_name: str) -> ModuleType:
     """The engine module under test (import errors fail the test)."""
-    return importlib.import_module(ENGINE_MODULES[engine_name])
+    return engine(engine_name)
 
 
 @pytest.fixture
@@ -73,12 +69,6 @@ def soak(request: pytest.FixtureRequest) -> None:
     selected = "soak" in expression and "not soak" not in expression
     if not (selected or os.environ.get("SHIPCODE_MCP_SOAK")):
         pytest.skip("soak test: run with -m soak or SHIPCODE_MCP_SOAK=1")
-
-
-def default_catalogue():
-    from shipcode_mcp.defaults import app
-
-    return app.catalogue()
 
 
 @pytest.fixture
@@ -108,23 +98,6 @@ def run(engine_module: ModuleType) -> Callable[..., bytes]:
 
     return run
 
-
-def engine_env(engine_name: str) -> dict[str, str]:
-    """Environment that makes ``shipcode-mcp`` run the given engine, and no other.
-
-    For the compiled engine the server refuses to fall back to the pure one
-    (``SHIPCODE_MCP_REQUIRE_EXTENSIONS``): a ``[compiled]`` test fails if the extension cannot load.
-    """
-    selectors = ("SHIPCODE_MCP_NO_EXTENSIONS", "SHIPCODE_MCP_REQUIRE_EXTENSIONS")
-    env = {k: v for k, v in os.environ.items() if k not in selectors}
-    if engine_name == "pure":
-        env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
-    else:
-        env["SHIPCODE_MCP_REQUIRE_EXTENSIONS"] = "1"
-    return env
-
-
-SERVER_COMMAND = [sys.executable, "-m", "shipcode_mcp"]
 
 
 @pytest.fixture

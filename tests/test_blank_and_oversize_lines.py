@@ -11,10 +11,8 @@ by byte, and split around the limit.
 from __future__ import annotations
 
 import pytest
+from wire import HEAD, INVALID_NULL, PARSE
 
-HEAD = b'{"jsonrpc":"2.0","id":'
-PARSE = HEAD + b'null,"error":{"code":-32700,"message":"Parse error"}}\n'
-INVALID_NULL = HEAD + b'null,"error":{"code":-32600,"message":"Invalid Request"}}\n'
 PING = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
 PONG = HEAD + b'7,"result":{}}\n'
 LIMIT = 48

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import SERVER_COMMAND, engine_env
+from wire import SERVER_COMMAND, engine_env
 from serverproc import ServerProcess
 
 APP = str(Path(__file__).with_name("apps") / "gates.py")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_COMMAND, engine_env
+from wire import SERVER_COMMAND, engine_env
 from test_real_clients import EXAMPLES, failure, load_example, ok, text, ts_client, ts_outcome  # noqa: F401
 
 APP = [str(EXAMPLES / "assistant.py")]

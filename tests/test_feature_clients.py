@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_COMMAND, engine_env
+from wire import SERVER_COMMAND, engine_env
 from test_real_clients import EXAMPLES, ok, text, ts_client, ts_outcome
 
 __all__ = ["ts_client"]  # a fixture, imported to share the npm install of the TypeScript SDK
