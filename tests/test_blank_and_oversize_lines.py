@@ -11,10 +11,10 @@ by byte, and split around the limit.
 from __future__ import annotations
 
 import pytest
-from wire import HEAD, INVALID_NULL, PARSE
+from wire import INVALID_NULL, PARSE, ping, pong
 
-PING = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
-PONG = HEAD + b'7,"result":{}}\n'
+PING = ping(7)
+PONG = pong(7)
 LIMIT = 48
 
 #: Bytes (and UTF-8 sequences) that look blank to some definition of whitespace, but not to the contract's.

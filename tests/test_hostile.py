@@ -28,7 +28,7 @@ from serverproc import (
     echo_call,
     mixed_requests,
 )
-from wire import HEAD, INVALID_NULL, PARSE, default_catalogue, engine_env, ping, pong, result
+from wire import HEAD, INVALID_NULL, PARSE, default_catalogue, engine_env, ping, pong, result, text
 
 MiB = 1024 * 1024
 #: Generous bound for one pathological line, on a shared and noisy machine.
@@ -507,7 +507,7 @@ def test_signal_during_a_tool_call(engine_name: str, tmp_path, signum: int) -> N
     """Answers computed before the stop are written; the interrupted call is not answered."""
     app = tmp_path / "slow_app.py"
     app.write_text(SLOW_APP)
-    nap_done = result(b'{"content":[{"type":"text","text":"rested"}]}', 1)
+    nap_done = text("rested")
     with ServerProcess(engine_name, str(app)) as server:
         server.send(nap_call(1, 0.01) + ping(2))
         first = nap_done + pong(2)
@@ -576,21 +576,21 @@ def pathological_lines() -> list[tuple[str, bytes, bytes]]:
             b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":'
             + long_digits
             + b',"b":1}}}',
-            result(b'{"content":[{"type":"text","text":"Invalid arguments for add"}],"isError":true}', 1),
+            text("Invalid arguments for add", is_error=True),
         ),
         (
             "1 MiB fraction",
             b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":'
             + long_fraction
             + b',"b":1}}}',
-            result(b'{"content":[{"type":"text","text":"1"}]}', 1),
+            text("1"),
         ),
         (
             "huge exponent",
             b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":'
             + long_exponent
             + b',"b":1}}}',
-            result(b'{"content":[{"type":"text","text":"Invalid arguments for add"}],"isError":true}', 1),
+            text("Invalid arguments for add", is_error=True),
         ),
         (
             "200k keys",
