@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 
 import pytest
-from wire import SERVER_COMMAND, default_catalogue, engine, engine_env
+from wire import default_catalogue, engine, run_server
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -99,19 +99,11 @@ def run(engine_module: ModuleType) -> Callable[..., bytes]:
     return run
 
 
-
 @pytest.fixture
 def run_process(engine_name: str) -> Callable[..., subprocess.CompletedProcess]:
     """``run_process(data, *args, timeout=60)``: the real server as a subprocess over pipes."""
 
     def run_process(data: bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*SERVER_COMMAND, *args],
-            input=data,
-            capture_output=True,
-            env=engine_env(engine_name),
-            timeout=timeout,
-            check=False,
-        )
+        return run_server(engine_name, data, *args, timeout=timeout)
 
     return run_process

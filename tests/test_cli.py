@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from wire import HELLO, SERVER_COMMAND, call, engine_env, error, request, result, text
+from wire import HELLO, call, engine_env, not_found, request, result, run_server, text
 
 from shipcode_mcp import __version__
 
@@ -21,19 +21,7 @@ def serve(
     *args: str, data: bytes = b"", engine: str = "pure", cwd: Path | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess:
     """Run the command over pipes with ``data`` as its whole input."""
-    return subprocess.run(
-        [*SERVER_COMMAND, *args],
-        input=data,
-        capture_output=True,
-        env=engine_env(engine),
-        cwd=cwd,
-        timeout=timeout,
-        check=False,
-    )
-
-
-def not_found(rid: int) -> bytes:
-    return error(-32002, "Resource not found", rid)
+    return run_server(engine, data, *args, cwd=cwd, timeout=timeout)
 
 
 def init_result(name: str, version: str, instructions: str | None = None) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from wire import HEAD, SERVER_COMMAND, call, engine_env, error, notification, pong, request, text
+from wire import HEAD, call, error, not_found, notification, pong, request, run_server, text
 from serverproc import ServerProcess
 
 APP = str(Path(__file__).with_name("apps") / "gates.py")
@@ -20,14 +20,7 @@ APP = str(Path(__file__).with_name("apps") / "gates.py")
 
 def serve(engine_name: str, data: bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     """The whole session: ``data`` on stdin (then EOF), everything the server wrote."""
-    return subprocess.run(
-        [*SERVER_COMMAND, APP, *args],
-        input=data,
-        capture_output=True,
-        env=engine_env(engine_name),
-        timeout=timeout,
-        check=False,
-    )
+    return run_server(engine_name, data, APP, *args, timeout=timeout)
 
 
 def test_async_answers_overtake_and_sync_answers_keep_their_order(engine_name: str) -> None:
@@ -263,18 +256,11 @@ def test_async_resources_are_read_concurrently(engine_name: str) -> None:
     done = serve(engine_name, data)
     assert (done.returncode, done.stderr) == (0, b"")
     later = b'{"contents":[{"uri":"test://later","mimeType":"text/plain","text":"read later"}]}'
-    assert done.stdout == HEAD + b'1,"result":' + later + b"}\n" + error(-32002, "Resource not found", rid=2)
+    assert done.stdout == HEAD + b'1,"result":' + later + b"}\n" + not_found(2)
 
 
 def test_the_default_catalogue_has_no_logging(engine_name: str) -> None:
-    done = subprocess.run(
-        SERVER_COMMAND,
-        input=request("logging/setLevel", {"level": "info"}, rid=1),
-        capture_output=True,
-        env=engine_env(engine_name),
-        timeout=60,
-        check=False,
-    )
+    done = run_server(engine_name, request("logging/setLevel", {"level": "info"}, rid=1))
     assert (done.returncode, done.stdout, done.stderr) == (0, error(-32601, "Method not found", rid=1), b"")
 
 

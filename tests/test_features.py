@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Optional
 import orjson
 import pytest
 import wire
-from wire import call, default_catalogue, error, notification, read, request, result, text
+from wire import call, default_catalogue, error, not_found, notification, read, request, result, text
 from serverproc import ServerProcess
 
 from shipcode_mcp import Context, RpcError, Server
@@ -283,7 +283,7 @@ PROMPT_REF = {"type": "ref/prompt", "name": "review"}
 ITEM_REF = {"type": "ref/resource", "uri": "items://{kind}/{item_id}"}
 INVALID_PARAMS = error(-32602, "Invalid params")
 INTERNAL = error(-32603, "Internal error")
-NOT_FOUND = error(-32002, "Resource not found")
+NOT_FOUND = not_found()
 NO_METHOD = error(-32601, "Method not found")
 
 

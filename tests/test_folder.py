@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from wire import error, read, request, result
+from wire import error, not_found, read, request, result
 
 from shipcode_mcp import Server
 from shipcode_mcp.folder import DEFAULT_MAX_RESOURCE_BYTES, guess_mime_type, scan_folder
@@ -67,10 +67,6 @@ def tree(tmp_path: Path) -> Path:
 
 def uri(path: Path) -> str:
     return path.resolve().as_uri()
-
-
-def not_found(rid: int) -> bytes:
-    return error(-32002, "Resource not found", rid=rid)
 
 
 def contents(path: Path, mime_type: str, text: str | None) -> dict:

@@ -28,7 +28,7 @@ from serverproc import (
     echo_call,
     mixed_requests,
 )
-from wire import HEAD, INVALID_NULL, PARSE, default_catalogue, engine_env, ping, pong, result, text
+from wire import HEAD, INVALID_NULL, PARSE, SERVER_COMMAND, default_catalogue, engine_env, ping, pong, result, text
 
 MiB = 1024 * 1024
 #: Generous bound for one pathological line, on a shared and noisy machine.
@@ -361,8 +361,6 @@ def test_descriptor_closed_before_start(engine_name: str, redirect: str) -> None
     """Started with stdin or stdout already closed: exit 0 quietly (there is nothing to answer)."""
     import shlex
     import subprocess
-
-    from serverproc import SERVER_COMMAND
 
     command = " ".join(shlex.quote(part) for part in SERVER_COMMAND)
     done = subprocess.run(

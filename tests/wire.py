@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -39,6 +41,21 @@ def engine_env(engine_name: str) -> dict[str, str]:
     else:
         env["SHIPCODE_MCP_REQUIRE_EXTENSIONS"] = "1"
     return env
+
+
+def run_server(
+    engine_name: str, data: bytes, *args: str, cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    """The server on ``engine_name`` over pipes: ``data`` as its whole input, everything it wrote."""
+    return subprocess.run(
+        [*SERVER_COMMAND, *args],
+        input=data,
+        capture_output=True,
+        env=engine_env(engine_name),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def default_catalogue():
@@ -102,6 +119,10 @@ def text(value: str, rid: object = 1, is_error: bool = False) -> bytes:
     """The result of a tool call that returned the text ``value`` (a tool error when ``is_error``)."""
     tail = b'}],"isError":true}' if is_error else b"}]}"
     return result(b'{"content":[{"type":"text","text":' + orjson.dumps(value) + tail, rid)
+
+
+def not_found(rid: object = 1) -> bytes:
+    return error(-32002, "Resource not found", rid)
 
 
 def pong(rid: int) -> bytes:
