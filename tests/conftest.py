@@ -5,16 +5,22 @@ Tests that need the compiled engine carry the ``compiled`` mark (the ``compiled`
 deselected only on request (``--no-compiled`` or ``SHIPCODE_MCP_NO_EXTENSIONS`` set), with one
 summary line saying how many; otherwise a compiled engine that fails to import is an error,
 and a server started for the compiled engine refuses to fall back to the pure one.
+
+Only fixtures and hooks live here; the messages, expected bytes and engine loading they use
+are in ``wire.py``, what the real-client tests share in ``clients.py``.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
+from clients import TS_SDK
 from wire import default_catalogue, engine, run_server
 
 
@@ -107,3 +113,29 @@ def run_process(engine_name: str) -> Callable[..., subprocess.CompletedProcess]:
         return run_server(engine_name, data, *args, timeout=timeout)
 
     return run_process
+
+
+@pytest.fixture(scope="session")
+def ts_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The path of ``ts_client.mjs`` beside an npm install of the TypeScript SDK."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("the TypeScript SDK client needs node and npm, not found on PATH")
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir("ts-sdk") if cache is not None else tmp_path_factory.mktemp("ts-sdk")
+    if not (folder / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json").exists():
+        try:
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error", TS_SDK],
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.skip(f"npm install {TS_SDK} timed out (npm registry unreachable?)")
+        if done.returncode != 0:
+            reason = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+            pytest.skip(f"npm install {TS_SDK} failed (npm registry unreachable?): {reason[0]}")
+    script = folder / "ts_client.mjs"
+    shutil.copyfile(Path(__file__).with_name("ts_client.mjs"), script)
+    return script
