@@ -5,21 +5,23 @@ Tests that need the compiled engine carry the ``compiled`` mark (the ``compiled`
 deselected only on request (``--no-compiled`` or ``SHIPCODE_MCP_NO_EXTENSIONS`` set), with one
 summary line saying how many; otherwise a compiled engine that fails to import is an error,
 and a server started for the compiled engine refuses to fall back to the pure one.
+
+Only fixtures and hooks live here; the messages, expected bytes and engine loading they use
+are in ``wire.py``, what the real-client tests share in ``clients.py``.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
+import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ENGINE_NAMES = ("compiled", "pure")
-ENGINE_MODULES = {"compiled": "shipcode_mcp._engine_c", "pure": "shipcode_mcp._engine_py"}
+from clients import TS_SDK
+from wire import default_catalogue, engine, run_server
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,7 +65,7 @@ def engine_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def engine_module(engine_name: str) -> ModuleType:
     """The engine module under test (import errors fail the test)."""
-    return importlib.import_module(ENGINE_MODULES[engine_name])
+    return engine(engine_name)
 
 
 @pytest.fixture
@@ -73,12 +75,6 @@ def soak(request: pytest.FixtureRequest) -> None:
     selected = "soak" in expression and "not soak" not in expression
     if not (selected or os.environ.get("SHIPCODE_MCP_SOAK")):
         pytest.skip("soak test: run with -m soak or SHIPCODE_MCP_SOAK=1")
-
-
-def default_catalogue():
-    from shipcode_mcp.defaults import app
-
-    return app.catalogue()
 
 
 @pytest.fixture
@@ -109,36 +105,37 @@ def run(engine_module: ModuleType) -> Callable[..., bytes]:
     return run
 
 
-def engine_env(engine_name: str) -> dict[str, str]:
-    """Environment that makes ``shipcode-mcp`` run the given engine, and no other.
-
-    For the compiled engine the server refuses to fall back to the pure one
-    (``SHIPCODE_MCP_REQUIRE_EXTENSIONS``): a ``[compiled]`` test fails if the extension cannot load.
-    """
-    selectors = ("SHIPCODE_MCP_NO_EXTENSIONS", "SHIPCODE_MCP_REQUIRE_EXTENSIONS")
-    env = {k: v for k, v in os.environ.items() if k not in selectors}
-    if engine_name == "pure":
-        env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
-    else:
-        env["SHIPCODE_MCP_REQUIRE_EXTENSIONS"] = "1"
-    return env
-
-
-SERVER_COMMAND = [sys.executable, "-m", "shipcode_mcp"]
-
-
 @pytest.fixture
 def run_process(engine_name: str) -> Callable[..., subprocess.CompletedProcess]:
     """``run_process(data, *args, timeout=60)``: the real server as a subprocess over pipes."""
 
     def run_process(data: bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*SERVER_COMMAND, *args],
-            input=data,
-            capture_output=True,
-            env=engine_env(engine_name),
-            timeout=timeout,
-            check=False,
-        )
+        return run_server(engine_name, data, *args, timeout=timeout)
 
     return run_process
+
+
+@pytest.fixture(scope="session")
+def ts_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The path of ``ts_client.mjs`` beside an npm install of the TypeScript SDK."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("the TypeScript SDK client needs node and npm, not found on PATH")
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir("ts-sdk") if cache is not None else tmp_path_factory.mktemp("ts-sdk")
+    if not (folder / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json").exists():
+        try:
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error", TS_SDK],
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.skip(f"npm install {TS_SDK} timed out (npm registry unreachable?)")
+        if done.returncode != 0:
+            reason = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+            pytest.skip(f"npm install {TS_SDK} failed (npm registry unreachable?): {reason[0]}")
+    script = folder / "ts_client.mjs"
+    shutil.copyfile(Path(__file__).with_name("ts_client.mjs"), script)
+    return script

@@ -22,7 +22,6 @@ Exit status 0 when nothing was found. A finding is printed (and saved by atheris
 from __future__ import annotations
 
 import argparse
-import importlib
 import random
 import sys
 import tempfile
@@ -34,21 +33,14 @@ sys.path.insert(0, str(HERE))
 
 from oracle import TOKENS, check_engines  # noqa: E402
 from serverproc import CORPUS  # noqa: E402
+from wire import default_catalogue, engine  # noqa: E402
 
 SMALL_LIMITS = (1, 2, 8, 40, 41, 64, 100)
 
 
 def load_engines(which: str) -> list:
-    pure = importlib.import_module("shipcode_mcp._engine_py")
-    if which == "pure":
-        return [pure]
-    return [importlib.import_module("shipcode_mcp._engine_c"), pure]
-
-
-def default_catalogue():
-    from shipcode_mcp.defaults import app
-
-    return app.catalogue()
+    names = ["pure"] if which == "pure" else ["compiled", "pure"]
+    return [engine(name) for name in names]
 
 
 def one_input(engines: list, catalogue, data: bytes) -> None:

@@ -1,7 +1,7 @@
 """Helpers for the hostile-input tests: the real server over pipes, expected bytes, the corpus.
 
 Imported by ``test_hostile.py``, ``test_differential.py`` and the standalone ``fuzz_engine.py``
-(all in this folder); it imports nothing from the tests' conftest.
+(all in this folder); it imports nothing from the tests' conftest, only from ``wire``.
 """
 
 from __future__ import annotations
@@ -15,35 +15,13 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import SERVER_COMMAND, engine_env
+from wire import HELLO, PARSE, SERVER_COMMAND, TOOLS, engine_env, error, ping, pong, result
 
 CORPUS = Path(__file__).with_name("corpus")
 
 # -- expected bytes ------------------------------------------------------------------------
 
-HEAD = b'{"jsonrpc":"2.0","id":'
-PARSE = HEAD + b'null,"error":{"code":-32700,"message":"Parse error"}}\n'
-INVALID_NULL = HEAD + b'null,"error":{"code":-32600,"message":"Invalid Request"}}\n'
 INTERNAL = b',"error":{"code":-32603,"message":"Internal error"}}\n'
-TOOLS = (
-    b'{"tools":[{"name":"echo","description":"Echo back the given text","inputSchema":{"type":"object",'
-    b'"properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},'
-    b'{"name":"add","description":"Add two numbers","inputSchema":{"type":"object","properties":'
-    b'{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}}]}'
-)
-HELLO = b'{"contents":[{"uri":"file:///hello.txt","mimeType":"text/plain","text":"Hello, world!"}]}'
-
-
-def ping(rid: int) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % rid
-
-
-def pong(rid: int) -> bytes:
-    return HEAD + b'%d,"result":{}}\n' % rid
-
-
-def result(rid: bytes, body: bytes) -> bytes:
-    return HEAD + rid + b',"result":' + body + b"}\n"
 
 
 def echo_call(rid: int, text: bytes) -> bytes:
@@ -56,7 +34,7 @@ def echo_call(rid: int, text: bytes) -> bytes:
 
 
 def echo_answer(rid: int, text: bytes) -> bytes:
-    return result(b"%d" % rid, b'{"content":[{"type":"text","text":"' + text + b'"}]}')
+    return result(b'{"content":[{"type":"text","text":"' + text + b'"}]}', rid)
 
 
 def mixed_requests(count: int, seed: int = 1) -> tuple[bytes, bytes]:
@@ -74,7 +52,7 @@ def mixed_requests(count: int, seed: int = 1) -> tuple[bytes, bytes]:
             answers.append(pong(rid))
         elif kind == 3:
             lines.append(b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n' % rid)
-            answers.append(result(b"%d" % rid, TOOLS))
+            answers.append(result(TOOLS, rid))
         elif kind == 4:
             text = b"x%d \xc3\xa9\xe6\x97\xa5" % rid
             lines.append(echo_call(rid, text) + b"\n")
@@ -84,29 +62,29 @@ def mixed_requests(count: int, seed: int = 1) -> tuple[bytes, bytes]:
                 b'{"jsonrpc":"2.0","id":"s%d","method":"tools/call","params":{"name":"add","arguments":'
                 b'{"a":%d,"b":0.5}}}\n' % (rid, rid)
             )
-            answers.append(result(b'"s%d"' % rid, b'{"content":[{"type":"text","text":"%d.5"}]}' % rid))
+            answers.append(result(b'{"content":[{"type":"text","text":"%d.5"}]}' % rid, f"s{rid}"))
         elif kind == 6:
             lines.append(
                 b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"file:///hello.txt"}}\r\n' % rid
             )
-            answers.append(result(b"%d" % rid, HELLO))
+            answers.append(result(HELLO, rid))
         elif kind == 7:
             lines.append(b'{"jsonrpc":"2.0","id":%d,"method":"nope"}\n' % rid)
-            answers.append(HEAD + b'%d,"error":{"code":-32601,"message":"Method not found"}}\n' % rid)
+            answers.append(error(-32601, "Method not found", rid))
         elif kind == 8:
             errors = (
                 (b"not json %d\n" % rid, PARSE),
                 (
                     b'{"jsonrpc":"2.0","id":%d,"method":"tools/call"}\n' % rid,
-                    HEAD + b'%d,"error":{"code":-32602,"message":"Invalid params"}}\n' % rid,
+                    error(-32602, "Invalid params", rid),
                 ),
                 (
                     b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"nope"}}\n' % rid,
-                    HEAD + b'%d,"error":{"code":-32602,"message":"Unknown tool"}}\n' % rid,
+                    error(-32602, "Unknown tool", rid),
                 ),
                 (
                     b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"file:///x"}}\n' % rid,
-                    HEAD + b'%d,"error":{"code":-32002,"message":"Resource not found"}}\n' % rid,
+                    error(-32002, "Resource not found", rid),
                 ),
             )
             line, answer = errors[rid % 4]

@@ -11,12 +11,10 @@ by byte, and split around the limit.
 from __future__ import annotations
 
 import pytest
+from wire import INVALID_NULL, PARSE, ping, pong
 
-HEAD = b'{"jsonrpc":"2.0","id":'
-PARSE = HEAD + b'null,"error":{"code":-32700,"message":"Parse error"}}\n'
-INVALID_NULL = HEAD + b'null,"error":{"code":-32600,"message":"Invalid Request"}}\n'
-PING = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
-PONG = HEAD + b'7,"result":{}}\n'
+PING = ping(7)
+PONG = pong(7)
 LIMIT = 48
 
 #: Bytes (and UTF-8 sequences) that look blank to some definition of whitespace, but not to the contract's.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import SERVER_COMMAND, engine_env
+from wire import HELLO, call, engine_env, not_found, request, result, run_server, text
 
 from shipcode_mcp import __version__
 
@@ -21,38 +21,7 @@ def serve(
     *args: str, data: bytes = b"", engine: str = "pure", cwd: Path | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess:
     """Run the command over pipes with ``data`` as its whole input."""
-    return subprocess.run(
-        [*SERVER_COMMAND, *args],
-        input=data,
-        capture_output=True,
-        env=engine_env(engine),
-        cwd=cwd,
-        timeout=timeout,
-        check=False,
-    )
-
-
-def request(rid: int, method: str, params: object = None) -> bytes:
-    message = {"jsonrpc": "2.0", "id": rid, "method": method}
-    if params is not None:
-        message["params"] = params
-    return orjson.dumps(message) + b"\n"
-
-
-def call(rid: int, name: str, arguments: dict) -> bytes:
-    return request(rid, "tools/call", {"name": name, "arguments": arguments})
-
-
-def result(rid: int, body: str) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (rid, body.encode())
-
-
-def text(rid: int, value: str) -> bytes:
-    return result(rid, f'{{"content":[{{"type":"text","text":{orjson.dumps(value).decode()}}}]}}')
-
-
-def not_found(rid: int) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32002,"message":"Resource not found"}}\n' % rid
+    return run_server(engine, data, *args, cwd=cwd, timeout=timeout)
 
 
 def init_result(name: str, version: str, instructions: str | None = None) -> str:
@@ -104,12 +73,12 @@ def test_help_documents_every_option() -> None:
 
 # -- targets -----------------------------------------------------------------------------------
 
-UNITS_SESSION = request(1, "initialize", {"protocolVersion": "2025-06-18"}) + call(
-    2, "convert", {"value": 100, "from_unit": "C", "to_unit": "F"}
+UNITS_SESSION = request("initialize", {"protocolVersion": "2025-06-18"}, rid=1) + call(
+    "convert", {"value": 100, "from_unit": "C", "to_unit": "F"}, rid=2
 )
-UNITS_ANSWERS = result(1, init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures.")) + text(
-    2, "212"
-)
+UNITS_ANSWERS = result(
+    init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures."), rid=1
+) + text("212", rid=2)
 
 
 def test_file_target_with_the_default_attribute(engine_name: str) -> None:
@@ -160,14 +129,14 @@ def package(tmp_path: Path) -> Path:
 
 
 def test_module_target_default_attribute(package: Path, engine_name: str) -> None:
-    done = serve("demo_pkg.servers", data=request(1, "initialize"), engine=engine_name, cwd=package)
-    assert (done.returncode, done.stdout) == (0, result(1, init_result("pkg-default", "0.0.1")))
+    done = serve("demo_pkg.servers", data=request("initialize", rid=1), engine=engine_name, cwd=package)
+    assert (done.returncode, done.stdout) == (0, result(init_result("pkg-default", "0.0.1"), rid=1))
 
 
 def test_module_target_with_an_attribute(package: Path, engine_name: str) -> None:
-    data = request(1, "initialize") + call(2, "twice", {"n": 21})
+    data = request("initialize", rid=1) + call("twice", {"n": 21}, rid=2)
     done = serve("demo_pkg.servers:other", data=data, engine=engine_name, cwd=package)
-    assert (done.returncode, done.stdout) == (0, result(1, init_result("pkg-other", "0.0.2")) + text(2, "42"))
+    assert (done.returncode, done.stdout) == (0, result(init_result("pkg-other", "0.0.2"), rid=1) + text("42", rid=2))
 
 
 def test_file_target_imports_its_neighbours(tmp_path: Path) -> None:
@@ -187,8 +156,8 @@ def test_file_target_imports_its_neighbours(tmp_path: Path) -> None:
             return GREETING
         """,
     )
-    done = serve(str(tmp_path / "app" / "main.py:server"), data=call(1, "greet", {}))
-    assert (done.returncode, done.stdout) == (0, text(1, "hello from next door"))
+    done = serve(str(tmp_path / "app" / "main.py:server"), data=call("greet", {}, rid=1))
+    assert (done.returncode, done.stdout) == (0, text("hello from next door", rid=1))
 
 
 def test_file_target_with_string_annotations_and_a_taken_module_name(tmp_path: Path) -> None:
@@ -207,15 +176,15 @@ def test_file_target_with_string_annotations_and_a_taken_module_name(tmp_path: P
             return len(items or [])
         """,
     )
-    done = serve(str(tmp_path / "json.py"), data=call(1, "size", {"items": [1, 2, 3]}))
-    assert (done.returncode, done.stdout) == (0, text(1, "3"))
+    done = serve(str(tmp_path / "json.py"), data=call("size", {"items": [1, 2, 3]}, rid=1))
+    assert (done.returncode, done.stdout) == (0, text("3", rid=1))
 
 
 # -- load errors: exit 2, one clear line on stderr, nothing on stdout ----------------------------
 
 
 def load_error(*args: str, cwd: Path | None = None) -> str:
-    done = serve(*args, data=request(1, "ping"), cwd=cwd)
+    done = serve(*args, data=request("ping", rid=1), cwd=cwd)
     assert done.returncode == EXIT_USAGE
     assert done.stdout == b""
     return done.stderr.decode()
@@ -339,10 +308,10 @@ STRAY = ["printed while importing", "print()", "sys.stdout.write", "os.write(1)"
 
 def test_stray_output_goes_to_stderr_never_into_the_protocol(tmp_path: Path, engine_name: str) -> None:
     path = write(tmp_path / "noisy.py", NOISY_APP)
-    data = request(1, "initialize") + call(2, "noisy", {}) + request(3, "ping")
+    data = request("initialize", rid=1) + call("noisy", {}, rid=2) + request("ping", rid=3)
     done = serve(str(path), data=data, engine=engine_name)
     assert done.returncode == 0
-    assert done.stdout == result(1, init_result("noisy", "0.1.0")) + text(2, "done") + result(3, "{}")
+    assert done.stdout == result(init_result("noisy", "0.1.0"), rid=1) + text("done", rid=2) + result("{}", rid=3)
     err = done.stderr.decode()
     for line in STRAY:
         assert line in err
@@ -358,8 +327,8 @@ def test_app_run_at_import_time_does_not_break_the_stream(tmp_path: Path) -> Non
         app.run()  # at import time, without a __main__ guard
         """,
     )
-    done = serve(str(path), data=request(1, "ping"))
-    assert (done.returncode, done.stdout) == (0, result(1, "{}"))
+    done = serve(str(path), data=request("ping", rid=1))
+    assert (done.returncode, done.stdout) == (0, result("{}", rid=1))
 
 
 # -- --resources -------------------------------------------------------------------------------
@@ -379,13 +348,13 @@ def folder(tmp_path: Path) -> Path:
 def test_resources_folder_with_the_default_catalogue(folder: Path, engine_name: str) -> None:
     real = folder.resolve()
     data = (
-        request(1, "resources/list")
-        + request(2, "resources/read", {"uri": (real / "guide.md").as_uri()})
-        + request(3, "resources/read", {"uri": (real / "logo.png").as_uri()})
-        + request(4, "resources/read", {"uri": (folder / "escape.txt").absolute().as_uri()})
-        + request(5, "resources/read", {"uri": (real.parent / "secret.txt").as_uri()})
-        + request(6, "resources/read", {"uri": (real / ".." / "secret.txt").as_uri()})
-        + request(7, "resources/read", {"uri": "file:///hello.txt"})
+        request("resources/list", rid=1)
+        + request("resources/read", {"uri": (real / "guide.md").as_uri()}, rid=2)
+        + request("resources/read", {"uri": (real / "logo.png").as_uri()}, rid=3)
+        + request("resources/read", {"uri": (folder / "escape.txt").absolute().as_uri()}, rid=4)
+        + request("resources/read", {"uri": (real.parent / "secret.txt").as_uri()}, rid=5)
+        + request("resources/read", {"uri": (real / ".." / "secret.txt").as_uri()}, rid=6)
+        + request("resources/read", {"uri": "file:///hello.txt"}, rid=7)
     )
     done = serve("--resources", str(folder), data=data, engine=engine_name)
     listing = {
@@ -398,36 +367,35 @@ def test_resources_folder_with_the_default_catalogue(folder: Path, engine_name: 
     }
     guide = {"contents": [{"uri": (real / "guide.md").as_uri(), "mimeType": "text/markdown", "text": "# Guide\n"}]}
     logo = {"contents": [{"uri": (real / "logo.png").as_uri(), "mimeType": "image/png", "blob": "iVBORw0KGgo="}]}
-    hello = {"contents": [{"uri": "file:///hello.txt", "mimeType": "text/plain", "text": "Hello, world!"}]}
     expected = (
-        result(1, orjson.dumps(listing).decode())
-        + result(2, orjson.dumps(guide).decode())
-        + result(3, orjson.dumps(logo).decode())
+        result(orjson.dumps(listing).decode(), rid=1)
+        + result(orjson.dumps(guide).decode(), rid=2)
+        + result(orjson.dumps(logo).decode(), rid=3)
         + not_found(4)
         + not_found(5)
         + not_found(6)
-        + result(7, orjson.dumps(hello).decode())
+        + result(HELLO, rid=7)
     )
     assert (done.returncode, done.stdout) == (0, expected)
 
 
 def test_resources_folder_with_a_target_and_a_size_cap(folder: Path, engine_name: str) -> None:
     real = folder.resolve()
-    data = request(1, "resources/read", {"uri": (real / "guide.md").as_uri()}) + request(
-        2, "resources/read", {"uri": (real / "nested/data.csv").as_uri()}
+    data = request("resources/read", {"uri": (real / "guide.md").as_uri()}, rid=1) + request(
+        "resources/read", {"uri": (real / "nested/data.csv").as_uri()}, rid=2
     )
     args = (str(EXAMPLES / "units.py"), "--resources", str(folder), "--max-resource-bytes", "7")
     done = serve(*args, data=data, engine=engine_name)
     csv = {"contents": [{"uri": (real / "nested/data.csv").as_uri(), "mimeType": "text/csv", "text": "a\n1\n"}]}
     expected = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Resource too large"}}\n' + result(
-        2, orjson.dumps(csv).decode()
+        orjson.dumps(csv).decode(), rid=2
     )
     assert (done.returncode, done.stdout) == (0, expected)
 
 
 def test_log_level_info_announces_the_app_on_stderr_only(engine_name: str) -> None:
-    done = serve(str(EXAMPLES / "units.py"), "--log-level", "info", data=request(1, "ping"), engine=engine_name)
-    assert (done.returncode, done.stdout) == (0, result(1, "{}"))
+    done = serve(str(EXAMPLES / "units.py"), "--log-level", "info", data=request("ping", rid=1), engine=engine_name)
+    assert (done.returncode, done.stdout) == (0, result("{}", rid=1))
     assert done.stderr.decode().splitlines() == [
         f"shipcode-mcp: info: serving units 1.0.0 (engine: {engine_name})",
         "shipcode-mcp: info: end of input; exiting",

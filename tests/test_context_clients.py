@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_COMMAND, engine_env
-from test_real_clients import EXAMPLES, failure, load_example, ok, text, ts_client, ts_outcome  # noqa: F401
+from wire import SERVER_COMMAND, engine_env
+from clients import EXAMPLES, Events, check_session, failure, load_example, ok, text, ts_outcome
 
 APP = [str(EXAMPLES / "assistant.py")]
 WAIT_LIMIT = 10  # seconds: a guard against a hang, never a schedule
@@ -222,48 +222,7 @@ IDENTITY = {
 }
 
 
-def check(out: dict[str, Any], steps: list[Step], outcome=lambda outcome: outcome) -> None:
-    assert {
-        "serverInfo": out["serverVersion"],
-        "capabilities": out["capabilities"],
-        "instructions": out["instructions"],
-    } == IDENTITY
-    for (kind, params, expected, events), got in zip(steps, out["steps"], strict=True):
-        assert {"outcome": outcome(got["outcome"]), "events": got["events"]} == {
-            "outcome": expected,
-            "events": events,
-        }, (kind, params)
-
-
 # -- the Python SDK ----------------------------------------------------------------------------
-
-
-class Events:
-    """What the client saw during the current step, with a way to wait for more."""
-
-    def __init__(self) -> None:
-        self.seen: list[dict[str, Any]] = []
-        self._wake: Any = None
-
-    def record(self, event: dict[str, Any]) -> None:
-        self.seen.append(event)
-        if self._wake is not None:
-            self._wake.set()
-
-    async def wait_for(self, count: int) -> bool:
-        """Wait until ``count`` events were seen; False if they did not come within the guard."""
-        import anyio
-
-        with anyio.move_on_after(WAIT_LIMIT):
-            while len(self.seen) < count:
-                self._wake = anyio.Event()
-                await self._wake.wait()
-        self._wake = None
-        return len(self.seen) >= count
-
-    def take(self) -> list[dict[str, Any]]:
-        seen, self.seen = self.seen, []
-        return seen
 
 
 async def python_sdk_session(session_plan: dict[str, Any], env: dict[str, str], errlog) -> dict[str, Any]:
@@ -273,7 +232,7 @@ async def python_sdk_session(session_plan: dict[str, Any], env: dict[str, str], 
     from mcp.shared import exceptions
 
     protocol_error = getattr(exceptions, "MCPError", None) or exceptions.McpError
-    events = Events()
+    events = Events(WAIT_LIMIT)
     answers = session_plan["answers"]
 
     def wire(model: Any) -> Any:
@@ -353,12 +312,12 @@ def run_python_session(steps: list[Step], callbacks: bool, engine_name: str, tmp
 
 def test_python_sdk_client_with_every_callback(engine_name: str, tmp_path: Path) -> None:
     steps = assistant_steps(1, tmp_path, tokens=False)
-    check(run_python_session(steps, True, engine_name, tmp_path), steps)
+    check_session(run_python_session(steps, True, engine_name, tmp_path), IDENTITY, steps)
 
 
 def test_python_sdk_client_without_capabilities(engine_name: str, tmp_path: Path) -> None:
     steps = bare_steps()
-    check(run_python_session(steps, False, engine_name, tmp_path), steps)
+    check_session(run_python_session(steps, False, engine_name, tmp_path), IDENTITY, steps)
 
 
 # -- the TypeScript SDK ------------------------------------------------------------------------
@@ -391,9 +350,13 @@ def run_typescript_session(
 
 def test_typescript_sdk_client_with_every_callback(ts_context_client: Path, engine_name: str, tmp_path: Path) -> None:
     steps = assistant_steps(0, tmp_path, tokens=True)
-    check(run_typescript_session(ts_context_client, steps, True, engine_name, tmp_path), steps, ts_outcome)
+    check_session(
+        run_typescript_session(ts_context_client, steps, True, engine_name, tmp_path), IDENTITY, steps, ts_outcome
+    )
 
 
 def test_typescript_sdk_client_without_capabilities(ts_context_client: Path, engine_name: str, tmp_path: Path) -> None:
     steps = bare_steps()
-    check(run_typescript_session(ts_context_client, steps, False, engine_name, tmp_path), steps, ts_outcome)
+    check_session(
+        run_typescript_session(ts_context_client, steps, False, engine_name, tmp_path), IDENTITY, steps, ts_outcome
+    )

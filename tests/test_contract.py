@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import pytest
+import wire
+from wire import default_catalogue
 
 H = '{"jsonrpc":"2.0","id":'
-INIT_RESULT = (
-    '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
-    '"serverInfo":{"name":"shipcode-mcp","version":"1.0.0"}}'
-)
-TOOLS = (
-    '{"tools":[{"name":"echo","description":"Echo back the given text","inputSchema":{"type":"object",'
-    '"properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},'
-    '{"name":"add","description":"Add two numbers","inputSchema":{"type":"object","properties":'
-    '{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}}]}'
-)
-RESOURCES = '{"resources":[{"uri":"file:///hello.txt","name":"hello.txt","mimeType":"text/plain"}]}'
-HELLO = '{"contents":[{"uri":"file:///hello.txt","mimeType":"text/plain","text":"Hello, world!"}]}'
-PARSE = H + 'null,"error":{"code":-32700,"message":"Parse error"}}\n'
-INVALID_NULL = H + 'null,"error":{"code":-32600,"message":"Invalid Request"}}\n'
+INIT_RESULT = wire.INIT_RESULT.decode()
+TOOLS = wire.TOOLS.decode()
+RESOURCES = wire.RESOURCES.decode()
+HELLO = wire.HELLO.decode()
+PARSE = wire.PARSE.decode()
+INVALID_NULL = wire.INVALID_NULL.decode()
 
 
 def result(rid: str, body: str) -> str:
@@ -284,8 +278,6 @@ def test_requests_before_initialize_are_served(run) -> None:
 
 
 def test_initialized_notification_marks_the_session(engine_module) -> None:
-    from conftest import default_catalogue
-
     engine = engine_module.Engine(default_catalogue())
     assert engine.initialized is False
     assert engine.feed(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n') == b""
@@ -323,8 +315,6 @@ NOT_INITIALIZING = [
 
 
 def test_only_the_initialized_notification_marks_the_session(engine_module) -> None:
-    from conftest import default_catalogue
-
     for line, expected in NOT_INITIALIZING:  # one at a time, each on a fresh engine
         engine = engine_module.Engine(default_catalogue())
         assert engine.feed(line.encode() + b"\n") + engine.finish() == expected.encode(), line
@@ -346,8 +336,6 @@ def test_only_the_initialized_notification_marks_the_session(engine_module) -> N
     ],
 )
 def test_the_initialized_notification_in_any_valid_form(engine_module, line: str) -> None:
-    from conftest import default_catalogue
-
     engine = engine_module.Engine(default_catalogue())
     assert engine.feed(line.encode() + b"\n") + engine.finish() == b""
     assert engine.initialized is True

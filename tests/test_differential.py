@@ -17,7 +17,7 @@ import json
 import random
 
 import pytest
-from conftest import default_catalogue
+from wire import default_catalogue, engine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import TOKENS, check_engines, mutated_stream
@@ -39,9 +39,7 @@ SETTINGS = settings(
 @pytest.fixture(scope="module")
 def engines() -> list:
     """The engines to compare: compiled and pure (an import error fails)."""
-    from shipcode_mcp import _engine_c, _engine_py
-
-    return [_engine_c, _engine_py]
+    return [engine("compiled"), engine("pure")]
 
 
 def check(engines: list, data: bytes, cuts: list[int] = (), limit: int = DEFAULT_LIMIT) -> None:

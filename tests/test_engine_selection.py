@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SERVER_COMMAND, engine_env
+from wire import SERVER_COMMAND, default_catalogue, engine_env
 
 import shipcode_mcp
 
@@ -96,8 +96,6 @@ def test_console_script_and_module_agree(engine_name: str) -> None:
 
 
 def test_both_engines_expose_the_same_interface(engine_module) -> None:
-    from conftest import default_catalogue
-
     engine = engine_module.Engine(default_catalogue())
     public = {name for name in dir(engine) if not name.startswith("_")}
     assert public == {

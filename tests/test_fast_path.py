@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import default_catalogue
+from wire import default_catalogue, engine
 from oracle import predict
 
 pytestmark = pytest.mark.compiled  # compares the two engines: deselected when only one is under test
@@ -19,11 +19,11 @@ pytestmark = pytest.mark.compiled  # compares the two engines: deselected when o
 
 @pytest.fixture
 def both():
-    from shipcode_mcp import _engine_c, _engine_py
+    engines = (engine("compiled"), engine("pure"))
 
     def both(data: bytes) -> tuple[bytes, bytes]:
         outs = []
-        for module in (_engine_c, _engine_py):
+        for module in engines:
             engine = module.Engine(default_catalogue())
             outs.append(engine.feed(data) + engine.finish())
         assert outs[1] == predict(data), "the pure engine departs from the contract"

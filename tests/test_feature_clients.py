@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_COMMAND, engine_env
-from test_real_clients import EXAMPLES, ok, text, ts_client, ts_outcome
-
-__all__ = ["ts_client"]  # a fixture, imported to share the npm install of the TypeScript SDK
+from wire import SERVER_COMMAND, engine_env
+from clients import EXAMPLES, Events, check_session, ok, text, ts_outcome
 
 APP = [str(EXAMPLES / "recipes.py")]
 WAIT_LIMIT = 30  # seconds: a guard against a hang, never a schedule
@@ -193,48 +191,7 @@ STEPS: list[Step] = [
 ]
 
 
-def check(out: dict[str, Any], outcome=lambda outcome: outcome) -> None:
-    assert {
-        "serverInfo": out["serverVersion"],
-        "capabilities": out["capabilities"],
-        "instructions": out["instructions"],
-    } == IDENTITY
-    for (kind, params, expected, events), got in zip(STEPS, out["steps"], strict=True):
-        assert {"outcome": outcome(got["outcome"]), "events": got["events"]} == {
-            "outcome": expected,
-            "events": events,
-        }, (kind, params)
-
-
 # -- the Python SDK ----------------------------------------------------------------------------
-
-
-class Events:
-    """The notifications the client received during the current step, with a way to wait for more."""
-
-    def __init__(self) -> None:
-        self.seen: list[dict[str, Any]] = []
-        self._wake: Any = None
-
-    def record(self, event: dict[str, Any]) -> None:
-        self.seen.append(event)
-        if self._wake is not None:
-            self._wake.set()
-
-    async def wait_for(self, count: int) -> bool:
-        """Wait until ``count`` events were seen; False if they did not come within the guard."""
-        import anyio
-
-        with anyio.move_on_after(WAIT_LIMIT):
-            while len(self.seen) < count:
-                self._wake = anyio.Event()
-                await self._wake.wait()
-        self._wake = None
-        return len(self.seen) >= count
-
-    def take(self) -> list[dict[str, Any]]:
-        seen, self.seen = self.seen, []
-        return seen
 
 
 async def python_sdk_session(env: dict[str, str], errlog) -> dict[str, Any]:
@@ -244,7 +201,7 @@ async def python_sdk_session(env: dict[str, str], errlog) -> dict[str, Any]:
     from mcp.shared import exceptions
 
     protocol_error = getattr(exceptions, "MCPError", None) or exceptions.McpError
-    events = Events()
+    events = Events(WAIT_LIMIT)
 
     def wire(model: Any) -> Any:
         return model.model_dump(by_alias=True, exclude_unset=True, mode="json")
@@ -309,7 +266,7 @@ def test_python_sdk_client(engine_name: str, tmp_path: Path) -> None:
     import anyio
 
     with open(tmp_path / "server-stderr.txt", "w") as errlog:
-        check(anyio.run(guarded_session, engine_env(engine_name), errlog))
+        check_session(anyio.run(guarded_session, engine_env(engine_name), errlog), IDENTITY, STEPS)
 
 
 # -- the TypeScript SDK ------------------------------------------------------------------------
@@ -336,4 +293,4 @@ def test_typescript_sdk_client(ts_feature_client: Path, engine_name: str, tmp_pa
             check=False,
         )
     assert done.returncode == 0, (tmp_path / "server-stderr.txt").read_text()
-    check(json.loads(done.stdout), ts_outcome)
+    check_session(json.loads(done.stdout), IDENTITY, STEPS, ts_outcome)

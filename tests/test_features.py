@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal, Optional
 
 import orjson
 import pytest
-from conftest import default_catalogue
+import wire
+from wire import call, default_catalogue, error, not_found, notification, read, request, result, text
 from serverproc import ServerProcess
 
 from shipcode_mcp import Context, RpcError, Server
@@ -239,29 +240,6 @@ INIT = (
     '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{"subscribe":true},'
     '"prompts":{},"completions":{},"logging":{}},"serverInfo":{"name":"feature-tests","version":"3.1.0"}}'
 )
-HEAD = '{"jsonrpc":"2.0","id":'
-
-
-def request(method: str, params: object = None, rid: object = 1) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-    if params is not None:
-        message["params"] = params
-    return orjson.dumps(message) + b"\n"
-
-
-def notification(method: str, params: object = None) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return orjson.dumps(message) + b"\n"
-
-
-def result(body: str, rid: object = 1) -> bytes:
-    return f'{HEAD}{orjson.dumps(rid).decode()},"result":{body}}}\n'.encode()
-
-
-def error(code: int, message: str, rid: object = 1) -> bytes:
-    return f'{HEAD}{orjson.dumps(rid).decode()},"error":{{"code":{code},"message":"{message}"}}}}\n'.encode()
 
 
 def get(name: object, arguments: object = None, rid: object = 1) -> bytes:
@@ -276,10 +254,6 @@ def messages(*items: dict[str, Any], description: str | None = None, rid: object
 
 def user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": {"type": "text", "text": text}}
-
-
-def read(uri: object, rid: object = 1) -> bytes:
-    return request("resources/read", {"uri": uri}, rid)
 
 
 def contents(uri: str, mime_type: str, rid: object = 1, **data: str) -> bytes:
@@ -301,14 +275,6 @@ def completion(*values: str, total: int | None = None, has_more: bool = False, r
     return result(orjson.dumps(body).decode(), rid)
 
 
-def call(tool: str, rid: object = 1, **arguments: object) -> bytes:
-    return request("tools/call", {"name": tool, "arguments": arguments}, rid)
-
-
-def text(value: str, rid: object = 1) -> bytes:
-    return result(orjson.dumps({"content": [{"type": "text", "text": value}]}).decode(), rid)
-
-
 def updated(uri: str) -> bytes:
     return b'{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":' + orjson.dumps(uri) + b"}}\n"
 
@@ -317,7 +283,7 @@ PROMPT_REF = {"type": "ref/prompt", "name": "review"}
 ITEM_REF = {"type": "ref/resource", "uri": "items://{kind}/{item_id}"}
 INVALID_PARAMS = error(-32602, "Invalid params")
 INTERNAL = error(-32603, "Internal error")
-NOT_FOUND = error(-32002, "Resource not found")
+NOT_FOUND = not_found()
 NO_METHOD = error(-32601, "Method not found")
 
 
@@ -413,18 +379,6 @@ def test_methods_of_unused_features_are_not_found(run, method: str, params: obje
     assert run(request(method, params), catalogue=local.catalogue()) == NO_METHOD
 
 
-DEFAULT_INIT = (
-    '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
-    '"serverInfo":{"name":"shipcode-mcp","version":"1.0.0"}}'
-)
-DEFAULT_TOOLS = (
-    '{"tools":[{"name":"echo","description":"Echo back the given text","inputSchema":{"type":"object",'
-    '"properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},'
-    '{"name":"add","description":"Add two numbers","inputSchema":{"type":"object","properties":'
-    '{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}}]}'
-)
-
-
 def test_the_default_catalogue_answers_as_before(run) -> None:
     data = (
         request("initialize", {"protocolVersion": "2025-06-18"}, 1)
@@ -439,8 +393,8 @@ def test_the_default_catalogue_answers_as_before(run) -> None:
         + request("logging/setLevel", {"level": "info"}, 10)
     )
     expected = (
-        result(DEFAULT_INIT, 1)
-        + result(DEFAULT_TOOLS, 2)
+        result(wire.INIT_RESULT, 1)
+        + result(wire.TOOLS, 2)
         + result('{"resources":[{"uri":"file:///hello.txt","name":"hello.txt","mimeType":"text/plain"}]}', 3)
         + result('{"resourceTemplates":[]}', 4)
         + b"".join(error(-32601, "Method not found", rid) for rid in range(5, 11))
@@ -874,20 +828,20 @@ def test_subscribe_and_unsubscribe(run, line: bytes, expected: bytes) -> None:
 
 def test_updates_reach_the_client_only_while_subscribed(run) -> None:
     data = (
-        call("touch", 1, uri="items://a/b")  # not subscribed yet
+        call("touch", {"uri": "items://a/b"}, 1)  # not subscribed yet
         + subscribe("items://a/b", 2)
         + subscribe("items://fixed/one", 3)
-        + call("touch", 4, uri="items://a/b")
-        + call("touch", 5, uri="items://fixed/one")
-        + call("touch", 6, uri="items://a/c")  # matches the same template: another uri
+        + call("touch", {"uri": "items://a/b"}, 4)
+        + call("touch", {"uri": "items://fixed/one"}, 5)
+        + call("touch", {"uri": "items://a/c"}, 6)  # matches the same template: another uri
         + unsubscribe("items://a/b", 7)
         + unsubscribe("items://a/b", 8)  # not subscribed any more: still {}
-        + call("touch", 9, uri="items://a/b")
-        + call("touch_in_thread", 10, uri="items://fixed/one")
-        + call("touch_blocking", 11, uri="items://fixed/one")
+        + call("touch", {"uri": "items://a/b"}, 9)
+        + call("touch_in_thread", {"uri": "items://fixed/one"}, 10)
+        + call("touch_blocking", {"uri": "items://fixed/one"}, 11)
         + subscribe("items://a/b", 12)
         + subscribe("items://a/b", 13)  # twice: still one notification per update
-        + call("touch", 14, uri="items://a/b")
+        + call("touch", {"uri": "items://a/b"}, 14)
     )
     expected = (
         text("touched items://a/b", 1)
@@ -914,7 +868,7 @@ def test_updates_reach_the_client_only_while_subscribed(run) -> None:
 
 
 def test_a_failed_subscribe_subscribes_nothing(run) -> None:
-    data = subscribe("items://a/b/c", 1) + call("touch", 2, uri="items://a/b/c")
+    data = subscribe("items://a/b/c", 1) + call("touch", {"uri": "items://a/b/c"}, 2)
     assert run(data, catalogue=app.catalogue()) == NOT_FOUND + text("touched items://a/b/c", 2)
 
 
@@ -957,7 +911,7 @@ def test_notifications_of_the_new_methods_are_never_answered_nor_run(run, capsys
         + notification("completion/complete", {"ref": PROMPT_REF, "argument": {"name": "code", "value": "rpc"}})
         + notification("resources/subscribe", {"uri": "items://a/b"})
         + notification("resources/unsubscribe", {"uri": "nothing://here"})
-        + call("touch", 1, uri="items://a/b")  # the subscribe above did not subscribe
+        + call("touch", {"uri": "items://a/b"}, 1)  # the subscribe above did not subscribe
     )
     assert run(data, catalogue=catalogue) == text("touched items://a/b")
     assert capsys.readouterr().err == ""
@@ -1058,20 +1012,20 @@ def test_the_concurrent_server_answers_every_feature(engine_name: str) -> None:
         step(read("ctx://k", "r7"), contents("ctx://k", "application/json", "r7", text='{"key":"k","request":"r7"}'))
         step(complete(ITEM_REF, "kind", "x", rid=8), completion("kind:x", "{}", rid=8))
         step(subscribe("items://a/b", 9), result("{}", 9))
-        step(call("touch", 10, uri="items://a/b"), updated("items://a/b") + text("touched items://a/b", 10))
+        step(call("touch", {"uri": "items://a/b"}, 10), updated("items://a/b") + text("touched items://a/b", 10))
         step(
-            call("touch_blocking", 11, uri="items://a/b"),
+            call("touch_blocking", {"uri": "items://a/b"}, 11),
             updated("items://a/b") + text("touched items://a/b while blocking", 11),
         )
         # From a thread of its own while a sync handler waits: the handler answers first, then
         # the loop writes the notification.
         step(
-            call("touch_in_thread", 12, uri="items://a/b"),
+            call("touch_in_thread", {"uri": "items://a/b"}, 12),
             text("touched items://a/b from a thread", 12) + updated("items://a/b"),
         )
-        step(call("touch", 13, uri="items://a/c"), text("touched items://a/c", 13))
+        step(call("touch", {"uri": "items://a/c"}, 13), text("touched items://a/c", 13))
         step(unsubscribe("items://a/b", 14), result("{}", 14))
-        step(call("touch_blocking", 15, uri="items://a/b"), text("touched items://a/b while blocking", 15))
+        step(call("touch_blocking", {"uri": "items://a/b"}, 15), text("touched items://a/b while blocking", 15))
         server.close_stdin()
         assert server.read_to_eof(timeout=30) == b""
         assert server.wait().status == 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from wire import error, not_found, read, request, result
 
 from shipcode_mcp import Server
 from shipcode_mcp.folder import DEFAULT_MAX_RESOURCE_BYTES, guess_mime_type, scan_folder
@@ -68,29 +69,6 @@ def uri(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-def request(rid: int, method: str, params: object = None) -> bytes:
-    message = {"jsonrpc": "2.0", "id": rid, "method": method}
-    if params is not None:
-        message["params"] = params
-    return orjson.dumps(message) + b"\n"
-
-
-def read(rid: int, target: str) -> bytes:
-    return request(rid, "resources/read", {"uri": target})
-
-
-def result(rid: int, body: object) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"result":' % rid + orjson.dumps(body) + b"}\n"
-
-
-def error(rid: int, code: int, message: str) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"%s"}}\n' % (rid, code, message.encode())
-
-
-def not_found(rid: int) -> bytes:
-    return error(rid, -32002, "Resource not found")
-
-
 def contents(path: Path, mime_type: str, text: str | None) -> dict:
     entry = {"uri": uri(path), "mimeType": mime_type}
     if text is None:
@@ -109,7 +87,9 @@ def folder_app(*folders: Path, max_bytes: int | None = None) -> Server:
 
 def test_listing(run, tree: Path) -> None:
     expected = {"resources": [{"uri": uri(tree / name), "name": name, "mimeType": mime} for name, mime, _ in LISTING]}
-    assert run(request(1, "resources/list"), catalogue=folder_app(tree).catalogue()) == result(1, expected)
+    assert run(request("resources/list", rid=1), catalogue=folder_app(tree).catalogue()) == result(
+        orjson.dumps(expected), rid=1
+    )
 
 
 def test_uris_are_percent_encoded_real_paths(tree: Path) -> None:
@@ -120,16 +100,18 @@ def test_uris_are_percent_encoded_real_paths(tree: Path) -> None:
 
 @pytest.mark.parametrize(("name", "mime_type", "text"), LISTING, ids=[entry[0] for entry in LISTING])
 def test_reading_each_file(run, tree: Path, name: str, mime_type: str, text: str | None) -> None:
-    out = run(read(7, uri(tree / name)), catalogue=folder_app(tree).catalogue())
-    assert out == result(7, contents(tree / name, mime_type, text))
+    out = run(read(uri(tree / name), rid=7), catalogue=folder_app(tree).catalogue())
+    assert out == result(orjson.dumps(contents(tree / name, mime_type, text)), rid=7)
 
 
 def test_the_folder_given_through_a_symlink_is_served_by_its_real_path(run, tree: Path) -> None:
     alias = tree.parent / "alias"
     alias.symlink_to(tree, target_is_directory=True)
     catalogue = folder_app(alias).catalogue()
-    out = run(read(1, uri(tree / "a.txt")) + read(2, (alias / "a.txt").absolute().as_uri()), catalogue=catalogue)
-    assert out == result(1, contents(tree / "a.txt", "text/plain", "alpha\n")) + not_found(2)
+    out = run(
+        read(uri(tree / "a.txt"), rid=1) + read((alias / "a.txt").absolute().as_uri(), rid=2), catalogue=catalogue
+    )
+    assert out == result(orjson.dumps(contents(tree / "a.txt", "text/plain", "alpha\n")), rid=1) + not_found(2)
 
 
 OUTSIDE_URIS = [
@@ -161,7 +143,7 @@ def outside_uri(kind: str, tree: Path) -> str:
 
 @pytest.mark.parametrize("kind", OUTSIDE_URIS)
 def test_nothing_outside_the_folder_is_read(run, tree: Path, kind: str) -> None:
-    assert run(read(3, outside_uri(kind, tree)), catalogue=folder_app(tree).catalogue()) == not_found(3)
+    assert run(read(outside_uri(kind, tree), rid=3), catalogue=folder_app(tree).catalogue()) == not_found(3)
 
 
 # -- re-checked at read time -------------------------------------------------------------------
@@ -211,14 +193,14 @@ def test_changes_after_start_up_are_rechecked_at_read_time(run, tree: Path, chan
     catalogue = folder_app(tree).catalogue()
     target = uri(tree / name)
     alter(tree)
-    assert run(read(4, target) + request(5, "ping"), catalogue=catalogue) == not_found(4) + result(5, {})
+    assert run(read(target, rid=4) + request("ping", rid=5), catalogue=catalogue) == not_found(4) + result("{}", rid=5)
 
 
 def test_a_file_changed_in_place_is_read_afresh(run, tree: Path) -> None:
     catalogue = folder_app(tree).catalogue()
     (tree / "a.txt").write_bytes(b"changed")
-    assert run(read(1, uri(tree / "a.txt")), catalogue=catalogue) == result(
-        1, contents(tree / "a.txt", "text/plain", "changed")
+    assert run(read(uri(tree / "a.txt"), rid=1), catalogue=catalogue) == result(
+        orjson.dumps(contents(tree / "a.txt", "text/plain", "changed")), rid=1
     )
 
 
@@ -227,11 +209,11 @@ def test_a_file_changed_in_place_is_read_afresh(run, tree: Path) -> None:
 
 def test_size_cap(run, tree: Path, capsys) -> None:
     catalogue = folder_app(tree, max_bytes=6).catalogue()
-    data = read(1, uri(tree / "a.txt")) + read(2, uri(tree / "data.json")) + request(3, "ping")
+    data = read(uri(tree / "a.txt"), rid=1) + read(uri(tree / "data.json"), rid=2) + request("ping", rid=3)
     expected = (
-        result(1, contents(tree / "a.txt", "text/plain", "alpha\n"))
-        + error(2, -32603, "Resource too large")
-        + result(3, {})
+        result(orjson.dumps(contents(tree / "a.txt", "text/plain", "alpha\n")), rid=1)
+        + error(-32603, "Resource too large", rid=2)
+        + result("{}", rid=3)
     )
     assert run(data, catalogue=catalogue) == expected
     assert "larger than the resource size cap (6 bytes)" in capsys.readouterr().err
@@ -240,14 +222,16 @@ def test_size_cap(run, tree: Path, capsys) -> None:
 def test_a_file_that_grows_past_the_cap_is_refused(run, tree: Path) -> None:
     catalogue = folder_app(tree, max_bytes=10).catalogue()
     (tree / "a.txt").write_bytes(b"x" * 11)
-    assert run(read(1, uri(tree / "a.txt")), catalogue=catalogue) == error(1, -32603, "Resource too large")
+    assert run(read(uri(tree / "a.txt"), rid=1), catalogue=catalogue) == error(-32603, "Resource too large", rid=1)
 
 
 def test_empty_file_and_zero_cap(run, tree: Path) -> None:
     (tree / "empty.txt").write_bytes(b"")
     catalogue = folder_app(tree, max_bytes=0).catalogue()
-    data = read(1, uri(tree / "empty.txt")) + read(2, uri(tree / "a.txt"))
-    expected = result(1, contents(tree / "empty.txt", "text/plain", "")) + error(2, -32603, "Resource too large")
+    data = read(uri(tree / "empty.txt"), rid=1) + read(uri(tree / "a.txt"), rid=2)
+    expected = result(orjson.dumps(contents(tree / "empty.txt", "text/plain", "")), rid=1) + error(
+        -32603, "Resource too large", rid=2
+    )
     assert run(data, catalogue=catalogue) == expected
 
 
@@ -275,7 +259,7 @@ def test_folders_add_to_the_apps_own_resources_and_duplicates_are_listed_once(ru
             *({"uri": uri(tree / n), "name": n, "mimeType": m} for n, m, _ in LISTING if n != "sub/deep/c.txt"),
         ]
     }
-    assert run(request(1, "resources/list"), catalogue=app.catalogue()) == result(1, expected)
+    assert run(request("resources/list", rid=1), catalogue=app.catalogue()) == result(orjson.dumps(expected), rid=1)
 
 
 def test_missing_or_non_folder_is_refused(tree: Path) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal, Optional
 
-import orjson
 import pytest
+from wire import call, error, read, request, result, text
 
 from shipcode_mcp import Server, ToolError
 from shipcode_mcp.protocol import RpcError
@@ -215,34 +215,10 @@ INIT = (
     '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
     '"serverInfo":{"name":"framework-tests","version":"2.5.0"},"instructions":"Try the tools."}'
 )
-H = '{"jsonrpc":"2.0","id":1,'
-
-
-def request(method: str, params: object = None) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
-    if params is not None:
-        message["params"] = params
-    return orjson.dumps(message) + b"\n"
-
-
-def call(name: str, arguments: object = None) -> bytes:
-    return request("tools/call", {"name": name} if arguments is None else {"name": name, "arguments": arguments})
-
-
-def result(body: str) -> bytes:
-    return f'{H}"result":{body}}}\n'.encode()
-
-
-def error(code: int, message: str) -> bytes:
-    return f'{H}"error":{{"code":{code},"message":"{message}"}}}}\n'.encode()
-
-
-def text(value: str) -> bytes:
-    return result(f'{{"content":[{{"type":"text","text":{orjson.dumps(value).decode()}}}]}}')
 
 
 def tool_error(value: str) -> bytes:
-    return result(f'{{"content":[{{"type":"text","text":{orjson.dumps(value).decode()}}}],"isError":true}}')
+    return text(value, is_error=True)
 
 
 def invalid(tool: str) -> bytes:
@@ -461,10 +437,6 @@ def test_unknown_tool_and_bad_params(run) -> None:
 
 
 # -- resources -------------------------------------------------------------------------------
-
-
-def read(uri: object) -> bytes:
-    return request("resources/read", {"uri": uri})
 
 
 READS: list[tuple[str, bytes, bytes]] = [

@@ -20,20 +20,15 @@ import time
 
 import pytest
 from serverproc import (
-    HEAD,
     INTERNAL,
-    INVALID_NULL,
-    PARSE,
     ServerProcess,
     baseline_rss_mib,
     corpus_messages,
     echo_answer,
     echo_call,
     mixed_requests,
-    ping,
-    pong,
-    result,
 )
+from wire import HEAD, INVALID_NULL, PARSE, SERVER_COMMAND, default_catalogue, engine_env, ping, pong, result, text
 
 MiB = 1024 * 1024
 #: Generous bound for one pathological line, on a shared and noisy machine.
@@ -367,9 +362,6 @@ def test_descriptor_closed_before_start(engine_name: str, redirect: str) -> None
     import shlex
     import subprocess
 
-    from conftest import engine_env
-    from serverproc import SERVER_COMMAND
-
     command = " ".join(shlex.quote(part) for part in SERVER_COMMAND)
     done = subprocess.run(
         ["sh", "-c", f"exec {command} {redirect}"],
@@ -513,7 +505,7 @@ def test_signal_during_a_tool_call(engine_name: str, tmp_path, signum: int) -> N
     """Answers computed before the stop are written; the interrupted call is not answered."""
     app = tmp_path / "slow_app.py"
     app.write_text(SLOW_APP)
-    nap_done = result(b"1", b'{"content":[{"type":"text","text":"rested"}]}')
+    nap_done = text("rested")
     with ServerProcess(engine_name, str(app)) as server:
         server.send(nap_call(1, 0.01) + ping(2))
         first = nap_done + pong(2)
@@ -582,21 +574,21 @@ def pathological_lines() -> list[tuple[str, bytes, bytes]]:
             b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":'
             + long_digits
             + b',"b":1}}}',
-            result(b"1", b'{"content":[{"type":"text","text":"Invalid arguments for add"}],"isError":true}'),
+            text("Invalid arguments for add", is_error=True),
         ),
         (
             "1 MiB fraction",
             b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":'
             + long_fraction
             + b',"b":1}}}',
-            result(b"1", b'{"content":[{"type":"text","text":"1"}]}'),
+            text("1"),
         ),
         (
             "huge exponent",
             b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":'
             + long_exponent
             + b',"b":1}}}',
-            result(b"1", b'{"content":[{"type":"text","text":"Invalid arguments for add"}],"isError":true}'),
+            text("Invalid arguments for add", is_error=True),
         ),
         (
             "200k keys",
@@ -703,8 +695,6 @@ def test_random_bytes_with_newlines(run) -> None:
 
 
 def faulty_catalogue():
-    from conftest import default_catalogue
-
     def recurse(params):
         return recurse(params)
 
@@ -730,7 +720,7 @@ def test_a_faulty_handler_is_an_internal_error(run, method: str, capfd) -> None:
         + b'{"jsonrpc":"2.0","id":2,"method":"x/ok","params":{}}\n'
         + ping(3)
     )
-    expected = HEAD + b"1" + INTERNAL + result(b"2", b'{"ok":true}') + pong(3)
+    expected = HEAD + b"1" + INTERNAL + result(b'{"ok":true}', 2) + pong(3)
     assert run(data, catalogue=faulty_catalogue()) == expected
     assert capfd.readouterr().err  # the fault is reported on stderr
 
@@ -738,8 +728,6 @@ def test_a_faulty_handler_is_an_internal_error(run, method: str, capfd) -> None:
 @pytest.mark.parametrize("returned", ["{}", None, bytearray(b"{}"), 5], ids=["str", "none", "bytearray", "int"])
 @pytest.mark.parametrize("method", ["tools/call", "resources/read"])
 def test_a_served_method_whose_handler_returns_no_bytes(run, method: str, returned, capfd) -> None:
-    from conftest import default_catalogue
-
     catalogue = default_catalogue()
     catalogue.routes[method] = lambda params: returned
     data = (
@@ -756,8 +744,6 @@ def test_a_served_method_whose_handler_returns_no_bytes(run, method: str, return
 def test_error_answers_do_not_accumulate_memory(engine_module) -> None:
     """Found by the fuzzer (out of memory): shared RpcError instances kept every raise's frames."""
     import tracemalloc
-
-    from conftest import default_catalogue
 
     engine = engine_module.Engine(default_catalogue())
     lines = (
@@ -781,8 +767,6 @@ def test_error_answers_do_not_accumulate_memory(engine_module) -> None:
 def test_a_shared_rpc_error_instance_does_not_accumulate_memory(engine_module) -> None:
     """A handler may raise one module-level RpcError again and again: each raise must cost nothing lasting."""
     import tracemalloc
-
-    from conftest import default_catalogue
 
     from shipcode_mcp.protocol import RpcError
 
@@ -811,8 +795,6 @@ def test_a_shared_rpc_error_instance_does_not_accumulate_memory(engine_module) -
 
 
 def serve_in_thread(engine_module, fd_in: int, fd_out: int):
-    from conftest import default_catalogue
-
     engine = engine_module.Engine(default_catalogue())
     errors: list[BaseException] = []
 
@@ -875,8 +857,6 @@ def test_serve_raises_broken_pipe_when_the_reader_is_gone(engine_module) -> None
 def test_answers_waiting_to_be_written_cost_little_memory(engine_module) -> None:
     """orjson's output objects hold a 4 KiB buffer each: none may wait per answer in memory."""
     import tracemalloc
-
-    from conftest import default_catalogue
 
     engine = engine_module.Engine(default_catalogue())
     count = 10_000

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import default_catalogue
+from wire import default_catalogue
 from oracle import DEFAULT_LIMIT, check_engines, mutated_stream
 from serverproc import corpus_files, corpus_messages
 

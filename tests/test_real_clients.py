@@ -12,28 +12,16 @@ Each test runs one scripted session against the example apps (``examples/``) plu
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_COMMAND, engine_env
+from clients import EXAMPLES, failure, load_example, ok, text, ts_outcome
+from wire import SERVER_COMMAND, engine_env
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
-TS_SDK = "@modelcontextprotocol/sdk@1"
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
-
-
-def load_example(name: str) -> Any:
-    """The ``app`` of ``examples/<name>.py``, loaded in this process to compare listings."""
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.app
 
 
 @pytest.fixture
@@ -50,18 +38,6 @@ def folder(tmp_path: Path) -> Path:
 
 Step = tuple[str, Any, dict[str, Any]]  # (kind, params, expected outcome)
 NOT_FOUND = {"error": {"code": -32002, "message": "Resource not found"}}
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": value}]}
-
-
-def failure(value: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": value}], "isError": True}
-
-
-def ok(result: dict[str, Any]) -> dict[str, Any]:
-    return {"ok": result}
 
 
 def call(name: str, arguments: dict[str, Any], expected: dict[str, Any]) -> Step:
@@ -218,32 +194,6 @@ def test_python_sdk_client_on_the_default_catalogue(engine_name: str, tmp_path: 
 # -- the TypeScript SDK ------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def ts_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The path of ``ts_client.mjs`` beside an npm install of the TypeScript SDK."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("the TypeScript SDK client needs node and npm, not found on PATH")
-    cache = getattr(request.config, "cache", None)
-    folder = cache.mkdir("ts-sdk") if cache is not None else tmp_path_factory.mktemp("ts-sdk")
-    if not (folder / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json").exists():
-        try:
-            done = subprocess.run(
-                [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error", TS_SDK],
-                capture_output=True,
-                timeout=300,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            pytest.skip(f"npm install {TS_SDK} timed out (npm registry unreachable?)")
-        if done.returncode != 0:
-            reason = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-            pytest.skip(f"npm install {TS_SDK} failed (npm registry unreachable?): {reason[0]}")
-    script = folder / "ts_client.mjs"
-    shutil.copyfile(Path(__file__).with_name("ts_client.mjs"), script)
-    return script
-
-
 def run_ts_session(script: Path, args: list[str], env: dict[str, str], steps: list, tmp_path: Path) -> dict:
     command = [*SERVER_COMMAND, *args]
     plan = [[kind, params] for kind, params, _ in steps]
@@ -258,14 +208,6 @@ def run_ts_session(script: Path, args: list[str], env: dict[str, str], steps: li
         )
     assert done.returncode == 0, (tmp_path / "server-stderr.txt").read_text()
     return json.loads(done.stdout)
-
-
-def ts_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
-    """The TypeScript SDK prefixes error messages with ``MCP error <code>: ``; strip it."""
-    if "error" in outcome:
-        code, message = outcome["error"]["code"], outcome["error"]["message"]
-        return {"error": {"code": code, "message": message.removeprefix(f"MCP error {code}: ")}}
-    return outcome
 
 
 @pytest.mark.parametrize("session", list(SESSIONS), indirect=True)

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 import pytest
-from serverproc import ServerProcess, mixed_requests, ping, pong
+from serverproc import ServerProcess, mixed_requests
+from wire import ping, pong
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MOMENTS = ("start-up", "flood", "idle", "end of input", "reader away")

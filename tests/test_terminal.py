@@ -7,7 +7,7 @@ import pty
 import subprocess
 
 import shipcode_mcp
-from conftest import SERVER_COMMAND, engine_env
+from wire import SERVER_COMMAND, engine_env
 
 
 def test_a_terminal_gets_a_one_line_banner_on_stderr(engine_name: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import harness
 import pytest
-from conftest import engine_env
+from wire import engine_env
 
 # Every server scenario of the suite for 2025-06-18 (``conformance list --server --spec-version 2025-06-18``).
 SCENARIOS = (
