@@ -12,8 +12,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from wire import HEAD, call, error, not_found, notification, pong, request, run_server, text
 from serverproc import ServerProcess
+from wire import HEAD, call, error, not_found, notification, pong, request, run_server, text
 
 APP = str(Path(__file__).with_name("apps") / "gates.py")
 

@@ -17,11 +17,11 @@ import json
 import random
 
 import pytest
-from wire import default_catalogue, engine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import TOKENS, check_engines, mutated_stream
 from serverproc import corpus_files, corpus_messages
+from wire import default_catalogue, engine
 
 pytestmark = pytest.mark.compiled
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from wire import default_catalogue, engine
 from oracle import predict
+from wire import default_catalogue, engine
 
 pytestmark = pytest.mark.compiled  # compares the two engines: deselected when only one is under test
 

@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal, Optional
 import orjson
 import pytest
 import wire
-from wire import call, default_catalogue, error, not_found, notification, read, request, result, text
 from serverproc import ServerProcess
+from wire import call, default_catalogue, error, not_found, notification, read, request, result, text
 
 from shipcode_mcp import Context, RpcError, Server
 

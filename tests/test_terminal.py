@@ -6,8 +6,9 @@ import os
 import pty
 import subprocess
 
-import shipcode_mcp
 from wire import SERVER_COMMAND, engine_env
+
+import shipcode_mcp
 
 
 def test_a_terminal_gets_a_one_line_banner_on_stderr(engine_name: str) -> None:
@@ -30,7 +31,11 @@ def test_a_terminal_gets_a_one_line_banner_on_stderr(engine_name: str) -> None:
         f"shipcode-mcp {shipcode_mcp.__version__} (engine: {engine_name}) serving shipcode-mcp: "
         "one JSON-RPC message per line on stdin; end with Ctrl-D\n"
     )
-    assert (done.returncode, done.stdout, done.stderr.decode()) == (0, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', banner)
+    assert (done.returncode, done.stdout, done.stderr.decode()) == (
+        0,
+        b'{"jsonrpc":"2.0","id":1,"result":{}}\n',
+        banner,
+    )
 
 
 def test_piped_input_gets_no_banner(engine_name: str) -> None:
