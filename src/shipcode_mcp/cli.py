@@ -74,7 +74,8 @@ def build_parser():  # -> argparse.ArgumentParser
             "Exit status: 0 at end of input, when stdout is closed, or on SIGTERM, SIGINT or SIGHUP; "
             "2 for a usage error or a target that cannot be loaded. "
             "Environment: SHIPCODE_MCP_NO_EXTENSIONS=1 forces the pure-Python engine "
-            "(the compiled engine is used when it is installed)."
+            "(the compiled engine is used when it is installed); SHIPCODE_MCP_REQUIRE_EXTENSIONS=1 "
+            "refuses to start on the pure engine when the compiled one cannot be imported."
         ),
     )
     parser.add_argument(
