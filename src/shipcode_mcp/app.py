@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ToolError
 from .handlers import Resource, Tool
-from .prompts import Prompt
-from .templates import ResourceTemplate, is_template
 
 if TYPE_CHECKING:
     import os
 
     from .catalogue import Catalogue
+    from .prompts import Prompt
     from .session import Session
+    from .templates import ResourceTemplate
 
 __all__ = ["Resource", "Server", "Tool", "ToolError"]
 
@@ -103,13 +103,15 @@ class Server:
         """
 
         def register(func: Callable[..., str | bytes]) -> Callable[..., str | bytes]:
-            if is_template(uri):
-                template = ResourceTemplate(uri, func, name, mime_type, description, title)
-                if uri in self.templates:
-                    raise ValueError(f"a resource template {uri!r} is already registered")
-                self.templates[uri] = template
-            else:
-                self.add_resource(Resource(uri, func, name, mime_type, description, title))
+            if "{" in uri:  # maybe a template: only then is its module imported
+                from .templates import ResourceTemplate, is_template
+
+                if is_template(uri):
+                    if uri in self.templates:
+                        raise ValueError(f"a resource template {uri!r} is already registered")
+                    self.templates[uri] = ResourceTemplate(uri, func, name, mime_type, description, title)
+                    return func
+            self.add_resource(Resource(uri, func, name, mime_type, description, title))
             return func
 
         return register
@@ -130,6 +132,8 @@ class Server:
             return self.prompt()(name)
 
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            from .prompts import Prompt
+
             prompt = Prompt(func, name, title, description)
             if prompt.name in self.prompts:
                 raise ValueError(f"a prompt named {prompt.name!r} is already registered")

@@ -57,8 +57,7 @@ def build_parser():  # -> argparse.ArgumentParser
     from . import _log
     from ._engine import IMPLEMENTATION
     from ._version import __version__
-    from .folder import DEFAULT_MAX_RESOURCE_BYTES
-    from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+    from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_WORKERS
 
     parser = argparse.ArgumentParser(
         prog="shipcode-mcp",

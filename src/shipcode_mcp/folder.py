@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ._log import log
 from .handlers import Resource
+from .limits import DEFAULT_MAX_RESOURCE_BYTES
 from .protocol import INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MAX_RESOURCE_BYTES", "FolderResource", "guess_mime_type", "scan_folder"]
 
 #: Default size cap per file (16 MiB), the ``--max-resource-bytes`` default.
-DEFAULT_MAX_RESOURCE_BYTES = 16 * 1024 * 1024
 _SNIFF_BYTES = 8192
 _CHUNK = 1024 * 1024
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)

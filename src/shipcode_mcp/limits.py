@@ -1,6 +1,6 @@
-"""Defaults of the concurrent server's limits (see :mod:`shipcode_mcp.scheduler`).
+"""Defaults of the server's limits: the concurrent scheduler's and the resource folders'.
 
-Kept apart so the command line can show them without importing the event loop.
+Kept apart so the command line can show them without importing what applies them.
 """
 
 #: Handlers in flight at most; at the limit the server stops reading input. A flood of N calls
@@ -11,5 +11,7 @@ DEFAULT_MAX_CONCURRENCY = 2000
 DEFAULT_WORKERS = 32
 #: Seconds handlers in flight at end of input may still take before they are cancelled.
 DEFAULT_EOF_GRACE = 30.0
+#: Largest file a resource folder serves (``--max-resource-bytes``).
+DEFAULT_MAX_RESOURCE_BYTES = 16 * 1024 * 1024
 #: After a stop, seconds cancelled handlers may take to unwind.
 SETTLE_SECONDS = 1.0
