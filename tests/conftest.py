@@ -25,7 +25,13 @@ from wire import default_catalogue, engine, run_server
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--no-compiled", action="store_true", help="skip the compiled engine's params")
+    parser.addoption("--no-compiled", action="store_true", help="deselect the tests that need the compiled engine")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # To report a failing example, hypothesis imports libcst, which warns where an old
+    # mypy_extensions is installed: with warnings as errors that would abort the whole run.
+    config.addinivalue_line("filterwarnings", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")
 
 
 def compiled_skipped(config: pytest.Config) -> bool:

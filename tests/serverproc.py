@@ -295,6 +295,11 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.kill()
+        if self._writer is not None:
+            # The server is gone, so the writer's next write fails: let it end before its
+            # descriptor is closed, or a later server's stdin could reuse the number under it.
+            self._writer.join(10)
+            assert not self._writer.is_alive(), "the writer is stuck"
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
