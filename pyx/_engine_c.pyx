@@ -24,7 +24,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from posix.unistd cimport read, write
 
 from shipcode_mcp.catalogue import UNKNOWN_TOOL
-from shipcode_mcp.errors import TOOL_FAULTS
+from shipcode_mcp.errors import HANDLER_FAULTS
 from shipcode_mcp.lines import LineRules
 from shipcode_mcp.protocol import (
     BLANK_BYTES,
@@ -746,7 +746,10 @@ cdef class Engine:
 
     def _before_handler(self):
         """A slow-path handler is about to run: write answers that waited FLUSH_DELAY."""
-        self._due()
+        if self._out_len > self._out_sent:
+            self._due()
+        else:
+            self._since = _now()  # nothing waits: the clock starts with the next answer
         self._rules.flush_deadline = self._since + _FLUSH_DELAY
 
     # -- the fast path -------------------------------------------------------------------
@@ -921,7 +924,7 @@ cdef class Engine:
                 unchanged = True
             else:
                 body = tool_result(result, False)
-        except TOOL_FAULTS as error:
+        except HANDLER_FAULTS as error:
             body = tool.failed(error)
         if unchanged:
             # Returned unchanged: its JSON text is the input's, quotes included.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .protocol import RpcError
 
-__all__ = ["TOOL_FAULTS", "ClientError", "RpcError", "ToolError"]
+__all__ = ["HANDLER_FAULTS", "ClientError", "RpcError", "ToolError"]
 
 
 class ToolError(Exception):
@@ -24,5 +24,6 @@ class ClientError(ToolError):
         self.error = error
 
 
-#: What a tool call may raise and still get an answer (a tool cannot stop the server).
-TOOL_FAULTS = (Exception, SystemExit)
+#: What a handler may raise and still get an answer (an ``isError`` result for a tool, -32603
+#: for any other handler): a handler cannot stop the server.
+HANDLER_FAULTS = (Exception, SystemExit)

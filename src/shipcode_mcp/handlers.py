@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .context import Context
-from .errors import TOOL_FAULTS, ToolError
+from .errors import HANDLER_FAULTS, ToolError
 from .jsontext import dumps
 from .results import error_result, tool_result
 from .schema import compile_output_check, compile_validator, infer_input_schema
@@ -133,12 +133,12 @@ class Tool:
         if self.plain:
             try:
                 return tool_result(self.func(**arguments))
-            except TOOL_FAULTS as error:
+            except HANDLER_FAULTS as error:
                 return self.failed(error)
         if not self.deferred:
             try:
                 return self.encode(self.func(**arguments))
-            except TOOL_FAULTS as error:
+            except HANDLER_FAULTS as error:
                 return self.failed(error)
         func = self.func
         context_name = self.context_name
@@ -148,7 +148,7 @@ class Tool:
                 try:
                     kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
                     return self.encode(await func(**kwargs))
-                except TOOL_FAULTS as error:
+                except HANDLER_FAULTS as error:
                     return self.failed(error)
 
             return Deferred(run_async, ASYNC, progress_token(params), contained=True)
@@ -157,7 +157,7 @@ class Tool:
             try:
                 kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
                 return self.encode(func(**kwargs))
-            except TOOL_FAULTS as error:
+            except HANDLER_FAULTS as error:
                 return self.failed(error)
 
         return Deferred(run, THREAD if self.blocking else INLINE, progress_token(params))

@@ -15,6 +15,7 @@ from orjson import JSONDecodeError
 from orjson import loads as _loads
 
 from ._log import log, log_exception
+from .errors import HANDLER_FAULTS
 from .jsontext import dumps, is_overflow_error, loads_overflowing
 from .protocol import (
     BLANK_BYTES,
@@ -31,7 +32,7 @@ from .protocol import (
     RESULT_TAIL,
     RpcError,
 )
-from .session import HANDLER_FAULTS, PAUSE, Deferred
+from .session import PAUSE, Deferred
 
 if TYPE_CHECKING:
     from .catalogue import Catalogue

@@ -112,7 +112,6 @@ class Scheduler:
         self.eof_grace = eof_grace
         self.loop = asyncio.new_event_loop()
         self.jobs: dict[Any, bytes] = {}  # task or future in flight -> its id bytes
-        self.by_id: dict[bytes, list[Any]] = {}
         self.silenced: set[Any] = set()  # cancelled: never answered
         self.pending: dict[bytes, tuple[asyncio.Future, str]] = {}  # requests to the client
         self.next_request = 0
@@ -322,7 +321,6 @@ class Scheduler:
                 self.pool = WorkerPool(self.workers)
             job = self.loop.run_in_executor(self.pool, deferred.func, ctx)
         self.jobs[job] = id_bytes
-        self.by_id.setdefault(id_bytes, []).append(job)
         job.add_done_callback(self._done)
         return PAUSE if len(self.jobs) >= self.max_concurrency else None
 
@@ -330,10 +328,6 @@ class Scheduler:
         id_bytes = self.jobs.pop(job, None)
         if id_bytes is None:
             return
-        same_id = self.by_id[id_bytes]
-        same_id.remove(job)
-        if not same_id:
-            del self.by_id[id_bytes]
         if job in self.silenced:
             self.silenced.discard(job)
         elif not self.stopping:
@@ -379,9 +373,10 @@ class Scheduler:
             key = dumps(request_id)
         else:
             return
-        for job in self.by_id.get(key, ()):
-            self.silenced.add(job)
-            job.cancel()
+        for job, id_bytes in self.jobs.items():  # rare: a scan beats an index kept per request
+            if id_bytes == key:
+                self.silenced.add(job)
+                job.cancel()
 
     # -- requests to the client ------------------------------------------------------------------
 

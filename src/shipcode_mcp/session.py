@@ -27,8 +27,6 @@ THREAD = 2
 
 #: Returned by :meth:`Session.defer` when the in-flight limit is reached: stop reading input.
 PAUSE = object()
-#: What a handler may raise and still get an answer (-32603): it cannot stop the server.
-HANDLER_FAULTS = (Exception, SystemExit)
 
 
 class Deferred:
