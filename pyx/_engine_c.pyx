@@ -15,7 +15,9 @@ written once. The public methods are the pure engine's (see its docstring).
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_New, PyDict_SetItem
 from cpython.exc cimport PyErr_CheckSignals, PyErr_SetFromErrno
-from cpython.long cimport PyLong_FromLongLong
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
+from cpython.mem cimport PyMem_Free
+from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
 from libc.stdlib cimport free, malloc, realloc
@@ -47,6 +49,9 @@ from shipcode_mcp.schema import FLAT_TYPE_ADMITS
 cdef extern from "Python.h":
     ctypedef struct PyObject
     double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
+    char* PyOS_double_to_string(double value, char format_code, int precision, int flags, int* kind) except NULL
+    object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
+    size_t PY_VECTORCALL_ARGUMENTS_OFFSET
 
 cdef extern from "errno.h":
     int EWOULDBLOCK
@@ -74,6 +79,13 @@ cdef Py_ssize_t _STOP_FLUSH_PIECE = STOP_FLUSH_PIECE
 cdef bytes _UNKNOWN_TOOL_TAIL = error_tail(INVALID_PARAMS, UNKNOWN_TOOL)
 cdef bytes _TEXT_HEAD = TEXT_HEAD
 cdef bytes _TEXT_TAIL = TEXT_TAIL
+# A tool result of one text block, around the JSON string's characters.
+cdef bytes _TEXT_OPEN = RESULT_MID + TEXT_HEAD + b'"'
+cdef bytes _TEXT_CLOSE = b'"' + TEXT_TAIL + RESULT_TAIL
+# The bodies of the results that never vary, as the Python encoder writes them.
+cdef bytes _TRUE_BODY = tool_result(True)
+cdef bytes _FALSE_BODY = tool_result(False)
+cdef bytes _NONE_BODY = tool_result(None)
 
 # Route kinds.
 DEF R_CONST = 1
@@ -132,14 +144,78 @@ cdef inline bint _blank(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     return True
 
 
+cdef extern from *:
+    """
+    #include <string.h>
+    #define BYTE_ONES 0x0101010101010101ULL
+    #define BYTE_HIGHS 0x8080808080808080ULL
+    /* 8 bytes as a word whose least significant byte is the first one. */
+    static inline unsigned long long load_word(const unsigned char* p) {
+        unsigned long long w;
+        memcpy(&w, p, 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+    #endif
+        return w;
+    }
+    /* The index of the first byte flagged (high bit set) in a non-zero mask from load_word. */
+    #define FIRST_FLAGGED(mask) (__builtin_ctzll(mask) >> 3)
+    """
+    const unsigned long long BYTE_ONES  # each byte 0x01
+    const unsigned long long BYTE_HIGHS  # each byte 0x80
+    unsigned long long load_word(const unsigned char* p) noexcept nogil
+    int FIRST_FLAGGED(unsigned long long mask) noexcept nogil
+
+
+# Masks of flagged bytes: the first flagged byte is always a true one (a borrow only ever
+# spreads a false flag towards later bytes), so FIRST_FLAGGED finds it.
+
+cdef inline unsigned long long _zero_byte(unsigned long long w) noexcept nogil:
+    """Flags the zero bytes of w."""
+    return (w - BYTE_ONES) & ~w & BYTE_HIGHS
+
+
+cdef inline unsigned long long _escaped_bytes(unsigned long long w) noexcept nogil:
+    """Flags the bytes of w that JSON writes escaped: control characters, quote, backslash."""
+    cdef unsigned long long control = (w - 0x20 * BYTE_ONES) & ~w & BYTE_HIGHS  # a byte below 0x20
+    return control | _zero_byte(w ^ (0x22 * BYTE_ONES)) | _zero_byte(w ^ (0x5C * BYTE_ONES))
+
+
+cdef bint _escape_free(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """True when UTF-8 text needs no escape in a JSON string: its JSON text is itself in quotes."""
+    cdef const unsigned char* end = p + n
+    cdef unsigned char c
+    while end - p >= 8:
+        if _escaped_bytes(load_word(p)):
+            return False
+        p += 8
+    while p < end:
+        c = p[0]
+        if c < 0x20 or c == 34 or c == 92:
+            return False
+        p += 1
+    return True
+
+
 cdef int _string(Scan* s, Member* m) noexcept nogil:
-    """Scan a plain JSON string at s.p (the opening quote); 1 if plain, 0 if not."""
+    """Scan a plain JSON string at s.p (the opening quote); 1 if plain, 0 if not.
+
+    Eight bytes at a time up to the first one that is not plain ASCII, then that character.
+    """
     cdef const unsigned char* p = s.p + 1
     cdef const unsigned char* end = s.end
     cdef unsigned char c, c1
+    cdef unsigned long long w, flagged
     cdef bint ascii = True
     m.val = p
     while p < end:
+        if end - p >= 8:
+            w = load_word(p)
+            flagged = (w & BYTE_HIGHS) | _escaped_bytes(w)
+            if flagged == 0:
+                p += 8
+                continue
+            p += FIRST_FLAGGED(flagged)
         c = p[0]
         if c == 34:  # closing quote
             m.val_len = p - m.val
@@ -346,6 +422,7 @@ cdef class _FastTool:
     cdef object failed     # failed(error) -> the result body of a call that raised
     cdef bytes invalid     # its "Invalid arguments for <tool>" result body
     cdef int count
+    cdef int positional    # the first fields that are also the function's first parameters, in order
     cdef list field_names  # bytes
     cdef list field_keys   # str
     cdef unsigned int admits[MAX_MEMBERS]  # per field: a bit (1 << V_*) per value kind it admits
@@ -383,6 +460,121 @@ cdef object _value(Member* m):
     if m.kind == V_FALSE:
         return False
     return None
+
+
+cdef inline Py_ssize_t _put(char* out, const char* text, Py_ssize_t n) noexcept nogil:
+    memcpy(out, text, n)
+    return n
+
+
+cdef inline int _exponent(const char* p) noexcept nogil:
+    """The value of a signed decimal exponent ("+16", "-05")."""
+    cdef int sign = 1
+    cdef int value = 0
+    if p[0] == 45:
+        sign = -1
+        p += 1
+    elif p[0] == 43:
+        p += 1
+    while 48 <= p[0] <= 57:
+        value = value * 10 + (p[0] - 48)
+        p += 1
+    return sign * value
+
+
+cdef inline Py_ssize_t _decimal(unsigned long long value, char* out) noexcept nogil:
+    """Write the decimal digits of value into out (at most 20 bytes)."""
+    cdef char reversed_digits[20]
+    cdef int count = 0
+    cdef int i
+    while True:
+        reversed_digits[count] = 48 + <char>(value % 10)
+        count += 1
+        value //= 10
+        if value == 0:
+            break
+    for i in range(count):
+        out[i] = reversed_digits[count - 1 - i]
+    return count
+
+
+cdef Py_ssize_t _number_text(double value, char* out) except -1:
+    """Write a double as ECMAScript's Number::toString does, into out (at most 32 bytes).
+
+    The twin of :func:`shipcode_mcp.jsontext.number_text`, from the same shortest round-trip
+    digits (Python's repr).
+    """
+    cdef char* text
+    cdef char digits[24]
+    cdef int count = 0
+    cdef int exponent = 0
+    cdef int point, power, i
+    cdef Py_ssize_t n = 0
+    cdef char* q
+    cdef char* text_at
+    if value != value:
+        return _put(out, "NaN", 3)
+    if value == float("inf"):
+        return _put(out, "Infinity", 8)
+    if value == float("-inf"):
+        return _put(out, "-Infinity", 9)
+    if value == 0:
+        return _put(out, "0", 1)
+    text = PyOS_double_to_string(value, b"r", 0, 0, NULL)  # repr's digits, without a trailing ".0"
+    try:
+        if text[0] == 45:  # '-'
+            out[0] = 45
+            n = 1
+            text_at = text + 1
+        else:
+            text_at = text
+        q = text_at
+        while q[0] and q[0] != 101:  # 'e'
+            q += 1
+        if not q[0]:  # written positionally (1e-4 <= |x| < 1e16), as ECMAScript does
+            i = q - text_at
+            memcpy(out + n, text_at, i)
+            return n + i
+        # d[.ddd]e±XX: the digits, and where the decimal point goes (value == 0.<digits> x 10**point).
+        q = text_at
+        while q[0] != 101:
+            if q[0] != 46:  # '.'
+                digits[count] = q[0]
+                count += 1
+            q += 1
+        exponent = _exponent(q + 1)
+        while count > 1 and digits[count - 1] == 48:  # trailing zeros
+            count -= 1
+        point = 1 + exponent
+    finally:
+        PyMem_Free(text)
+    if count <= point <= 21:
+        memcpy(out + n, digits, count)
+        n += count
+        for i in range(point - count):
+            out[n] = 48
+            n += 1
+    elif -6 < point <= 0:
+        n += _put(out + n, "0.", 2)
+        for i in range(-point):
+            out[n] = 48
+            n += 1
+        memcpy(out + n, digits, count)
+        n += count
+    else:
+        out[n] = digits[0]
+        n += 1
+        if count > 1:
+            out[n] = 46
+            n += 1
+            memcpy(out + n, digits + 1, count - 1)
+            n += count - 1
+        power = point - 1
+        out[n] = 101
+        out[n + 1] = 43 if power >= 0 else 45
+        n += 2
+        n += _decimal(power if power >= 0 else -power, out + n)
+    return n
 
 
 cdef inline double _now() noexcept nogil:
@@ -507,6 +699,7 @@ cdef class Engine:
             fast.failed = spec.failed
             fast.invalid = spec.invalid
             fast.count = len(spec.fields)
+            fast.positional = spec.positional
             fast.field_names = []
             fast.field_keys = []
             for i, (field, kind, required) in enumerate(spec.fields):
@@ -527,7 +720,8 @@ cdef class Engine:
 
     # -- output buffer -------------------------------------------------------------------
 
-    cdef int _emit(self, const char* p, Py_ssize_t n) except -1:
+    cdef inline char* _room(self, Py_ssize_t n) except NULL:
+        """Where the next n bytes of output go (the caller then adds what it wrote to _out_len)."""
         cdef Py_ssize_t need = self._out_len + n
         cdef Py_ssize_t cap
         cdef char* grown
@@ -540,8 +734,11 @@ cdef class Engine:
                 raise MemoryError()
             self._out = grown
             self._out_cap = cap
-        memcpy(self._out + self._out_len, p, n)
-        self._out_len = need
+        return self._out + self._out_len
+
+    cdef int _emit(self, const char* p, Py_ssize_t n) except -1:
+        memcpy(self._room(n), p, n)
+        self._out_len += n
         return 0
 
     cdef inline int _emit_bytes(self, bytes data) except -1:
@@ -558,6 +755,70 @@ cdef class Engine:
         self._emit_bytes(body)
         self._emit(PyBytes_AS_STRING(_RESULT_TAIL), PyBytes_GET_SIZE(_RESULT_TAIL))
         return 0
+
+    cdef int _emit_text(self, const char* rid, Py_ssize_t rid_len, const char* text, Py_ssize_t n) except -1:
+        """The answer of a tool call whose result is one text block; text needs no escape."""
+        cdef Py_ssize_t head = PyBytes_GET_SIZE(_HEAD)
+        cdef Py_ssize_t opening = PyBytes_GET_SIZE(_TEXT_OPEN)
+        cdef Py_ssize_t closing = PyBytes_GET_SIZE(_TEXT_CLOSE)
+        cdef char* out = self._room(head + rid_len + opening + n + closing)
+        memcpy(out, PyBytes_AS_STRING(_HEAD), head)
+        out += head
+        memcpy(out, rid, rid_len)
+        out += rid_len
+        memcpy(out, PyBytes_AS_STRING(_TEXT_OPEN), opening)
+        out += opening
+        memcpy(out, text, n)
+        out += n
+        memcpy(out, PyBytes_AS_STRING(_TEXT_CLOSE), closing)
+        self._out_len += head + rid_len + opening + n + closing
+        return 0
+
+    cdef int _emit_value(self, const char* rid, Py_ssize_t rid_len, object value) except -1:
+        """The answer of a plain tool's return value, when it is one that C writes: 1 if written.
+
+        The same bytes as :func:`~shipcode_mcp.results.tool_result`: a ``str`` without escapes, an
+        ``int`` of 64 bits, a ``float``, a ``bool`` or ``None``; 0 for anything else.
+        """
+        cdef char number[32]
+        cdef const char* text
+        cdef Py_ssize_t n = 0
+        cdef int overflow = 0
+        cdef long long integer
+        kind = type(value)
+        if kind is str:
+            try:
+                text = PyUnicode_AsUTF8AndSize(value, &n)
+            except UnicodeError:
+                return 0  # lone surrogates: the Python encoder refuses them
+            if not _escape_free(<const unsigned char*>text, n):
+                return 0
+            self._emit_text(rid, rid_len, text, n)
+            return 1
+        if kind is int:
+            integer = PyLong_AsLongLongAndOverflow(value, &overflow)
+            if overflow:
+                return 0
+            if integer < 0:
+                number[0] = 45
+                n = 1 + _decimal(-<unsigned long long>integer, number + 1)
+            else:
+                n = _decimal(integer, number)
+            self._emit_text(rid, rid_len, number, n)
+            return 1
+        if kind is float:
+            n = _number_text(value, number)
+            self._emit_text(rid, rid_len, number, n)
+            return 1
+        if value is True:
+            self._emit_result(rid, rid_len, _TRUE_BODY)
+        elif value is False:
+            self._emit_result(rid, rid_len, _FALSE_BODY)
+        elif value is None:
+            self._emit_result(rid, rid_len, _NONE_BODY)
+        else:
+            return 0
+        return 1
 
     cdef bytes _drain(self):
         cdef bytes out = PyBytes_FromStringAndSize(self._out, self._out_len)
@@ -906,34 +1167,49 @@ cdef class Engine:
                 if not found:
                     self._emit_result(rid, rid_len, tool.invalid)
                     return 1
-        kwargs = PyDict_New()
+        # The values by field; a call by position when they are the function's first parameters.
+        cdef PyObject* stack[MAX_MEMBERS + 1]
+        cdef PyObject** values = stack + 1  # stack[0]: room for PY_VECTORCALL_ARGUMENTS_OFFSET
         cdef object text_arg = None   # a plain string argument whose JSON text is already in the line
         cdef Member* text_member = NULL
-        for i in range(count):
-            value = _value(&arguments[i])
-            PyDict_SetItem(kwargs, tool.field_keys[slots[i]], value)
-            if arguments[i].kind == V_STR:
-                text_arg = value
-                text_member = &arguments[i]
-        cdef bint unchanged = False
-        body = None
-        self._due()
+        cdef int leading = 0
+        for j in range(tool.count):
+            values[j] = NULL
         try:
-            result = tool.func(**kwargs)
-            if text_member != NULL and result is text_arg:
-                unchanged = True
-            else:
+            for i in range(count):
+                value = _value(&arguments[i])
+                Py_INCREF(value)
+                values[slots[i]] = <PyObject*>value
+                if arguments[i].kind == V_STR:
+                    text_arg = value
+                    text_member = &arguments[i]
+            while leading < tool.count and values[leading] != NULL:
+                leading += 1
+            self._due()
+            try:
+                if leading == count and leading <= tool.positional:
+                    result = PyObject_Vectorcall(tool.func, values, leading | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL)
+                else:
+                    kwargs = PyDict_New()
+                    for j in range(tool.count):
+                        if values[j] != NULL:
+                            PyDict_SetItem(kwargs, tool.field_keys[j], <object>values[j])
+                    result = tool.func(**kwargs)
+            except HANDLER_FAULTS as error:
+                self._emit_result(rid, rid_len, tool.failed(error))
+                return 1
+        finally:
+            for j in range(tool.count):
+                if values[j] != NULL:
+                    Py_DECREF(<object>values[j])
+        if text_member != NULL and result is text_arg:
+            # Returned unchanged: its JSON text is the input's.
+            self._emit_text(rid, rid_len, <const char*>text_member.val, text_member.val_len)
+        elif not self._emit_value(rid, rid_len, result):
+            try:
                 body = tool_result(result, False)
-        except HANDLER_FAULTS as error:
-            body = tool.failed(error)
-        if unchanged:
-            # Returned unchanged: its JSON text is the input's, quotes included.
-            self._emit_answer(rid, rid_len, _RESULT_MID)
-            self._emit_bytes(_TEXT_HEAD)
-            self._emit(<const char*>text_member.val - 1, text_member.val_len + 2)
-            self._emit_bytes(_TEXT_TAIL)
-            self._emit_bytes(_RESULT_TAIL)
-        else:
+            except HANDLER_FAULTS as error:
+                body = tool.failed(error)
             self._emit_result(rid, rid_len, body)
         return 1
 

@@ -14,6 +14,8 @@ import pytest
 from oracle import predict
 from wire import default_catalogue, engine
 
+from shipcode_mcp import Server
+
 pytestmark = pytest.mark.compiled  # compares the two engines: deselected when only one is under test
 
 
@@ -81,7 +83,9 @@ STRINGS = ["", "x", "hello world", "é", "日本", "😀", "a\\nb", 'a\\"b', "\x
            "\\/", "a" * 1000]
 RAW_STRINGS = [b"\xc3\xa9", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xee\x80\x80", b"\xef\xbf\xbf", b"\xf0\x90\x80\x80",
                b"\xf4\x8f\xbf\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xf0\x8f\xbf\xbf",
-               b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\x01", b"\t"]
+               b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\x01", b"\t",
+               b"abcdefg\x1fhijklmnop", b"abcdefghijklmno\\\"pq", b"abcdefghijkl\xc3\xa9mnopqrstuvw\xe2\x82xyz",
+               b"abcdefghijkl\xc3\xa9mnopqrstuvw\xed\xa0\x80xyz", b"\xf0\x9f\x98\x80" * 5 + b"abcdefgh\xff"]
 
 
 def test_echo_strings(both) -> None:
@@ -160,3 +164,178 @@ def test_truncations_of_every_shape(both) -> None:
     data = b"".join(line.encode()[:cut] + b"\n" for line in SHAPES for cut in range(len(line)))
     compiled, pure = both(data)
     assert compiled == pure
+
+
+# -- user tools: how the fast path calls them and writes what they return -----------------------------------------
+
+user_app = Server("user-tools")
+
+
+@user_app.tool()
+def value(kind: str, text: str = "", number: float = 0) -> object:
+    """Return a value of the named kind, built from the arguments."""
+    return {
+        "upper": lambda: text.upper(),
+        "same": lambda: text,
+        "chars": lambda: "".join(chr(int(code)) for code in text.split()),
+        "subclass": lambda: type("Text", (str,), {})(text),
+        "surrogate": lambda: text + "\ud800",
+        "number": lambda: number,
+        "int": lambda: int(number),
+        "square": lambda: int(number) ** 2,
+        "low": lambda: -(2**63),
+        "high": lambda: 2**63,
+        "true": lambda: True,
+        "false": lambda: False,
+        "none": lambda: None,
+        "list": lambda: [text, number],
+        "bytes": lambda: text.encode(),
+    }[kind]()
+
+
+@user_app.tool()
+def bind(a: int, b: int = 0, c: int = 0) -> str:
+    """Say which value each parameter got."""
+    return f"a={a} b={b} c={c}"
+
+
+@user_app.tool()
+def keywords(*, a: int, b: int = 0) -> str:
+    """Keyword-only parameters."""
+    return f"a={a} b={b}"
+
+
+def _swapped(a: int, b: int) -> str:
+    return f"a={a} b={b}"
+
+
+# The schema lists b before a: only names can bind the arguments.
+user_app.tool(
+    name="swapped",
+    input_schema={
+        "type": "object",
+        "properties": {"b": {"type": "integer"}, "a": {"type": "integer"}},
+        "required": ["a", "b"],
+        "additionalProperties": False,
+    },
+)(_swapped)
+
+
+class _Offset:
+    def __init__(self, base: int) -> None:
+        self.base = base
+
+    def plus(self, by: int) -> str:
+        return f"{self.base}+{by}"
+
+    def __call__(self, by: int) -> str:
+        return self.plus(by)
+
+
+user_app.tool(name="method")(_Offset(10).plus)
+user_app.tool(
+    name="callable",
+    input_schema={
+        "type": "object",
+        "properties": {"by": {"type": "integer"}},
+        "required": ["by"],
+        "additionalProperties": False,
+    },
+)(_Offset(20))
+
+
+def call(tool: str, arguments: str, request_id: int = 1) -> bytes:
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"{tool}",'
+        f'"arguments":{arguments}}}}}\n'
+    ).encode()
+
+
+def text_answer(request_id: int, json_text: str) -> bytes:
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"result":{{"content":[{{"type":"text","text":{json_text}}}]}}}}\n'
+    ).encode()
+
+
+@pytest.fixture
+def user_both():
+    """Feed the user app to both engines (fresh ones each time); their answers must agree."""
+
+    def both(data: bytes) -> bytes:
+        outs = []
+        for name in ("compiled", "pure"):
+            served = engine(name).Engine(user_app.catalogue())
+            outs.append(served.feed(data) + served.finish())
+        assert outs[0] == outs[1]
+        return outs[0]
+
+    return both
+
+
+RETURNED = [
+    ('"upper","text":"abc"', '"ABC"'),
+    ('"upper","text":"déjà vu 日本"', '"DÉJÀ VU 日本"'),
+    ('"upper","text":"tab\\there"', '"TAB\\tHERE"'),
+    ('"chars","text":"49 50 51 52 53 54 55 31"', '"1234567\\u001f"'),
+    ('"chars","text":"49 50 51 52 53 54 55 56 1"', '"12345678\\u0001"'),
+    ('"chars","text":"97 98 99 100 101 102 103 34"', '"abcdefg\\""'),
+    ('"chars","text":"97 98 99 100 101 102 103 104 34"', '"abcdefgh\\""'),
+    ('"chars","text":"97 98 99 100 101 102 103 92"', '"abcdefg\\\\"'),
+    ('"chars","text":"97 92"', '"a\\\\"'),
+    ('"chars","text":"10 13 9 8 12"', '"\\n\\r\\t\\b\\f"'),
+    ('"chars","text":"127 126 233 26085 128512 97 98 99"', '"\x7f~é日😀abc"'),
+    ('"same","text":"as sent"', '"as sent"'),
+    ('"number","number":0.1', '"0.1"'),
+    ('"number","number":-2.5e-7', '"-2.5e-7"'),
+    ('"number","number":1e21', '"1e+21"'),
+    ('"number","number":123e18', '"123000000000000000000"'),
+    ('"number","number":0.000001', '"0.000001"'),
+    ('"number","number":-0.0', '"0"'),
+    ('"number","number":5e-324', '"5e-324"'),
+    ('"number","number":1.7976931348623157e308', '"1.7976931348623157e+308"'),
+    ('"number","number":42', '"42"'),
+    ('"int","number":-9.75', '"-9"'),
+    ('"square","number":3037000500', '"9223372037000250000"'),
+    ('"low"', '"-9223372036854775808"'),
+    ('"high"', '"9223372036854775808"'),
+    ('"true"', '"true"'),
+    ('"false"', '"false"'),
+    ('"list","text":"x","number":2', '"[\\"x\\",2]"'),
+]
+
+
+@pytest.mark.parametrize(("arguments", "json_text"), RETURNED, ids=[case[0] for case in RETURNED])
+def test_what_a_user_tool_returns(user_both, arguments: str, json_text: str) -> None:
+    assert user_both(call("value", '{"kind":' + arguments + "}")) == text_answer(1, json_text)
+
+
+def test_returns_without_one_text_block(user_both) -> None:
+    failed = b',"result":{"content":[{"type":"text","text":"Tool value failed"}],"isError":true}}\n'
+    data = b"".join(
+        call("value", '{"kind":"%s","text":"t"}' % kind, i) for i, kind in enumerate(("none", "surrogate", "bytes", "subclass"))
+    )
+    assert user_both(data) == (
+        b'{"jsonrpc":"2.0","id":0,"result":{"content":[]}}\n'
+        + b"".join(b'{"jsonrpc":"2.0","id":%d' % i + failed for i in (1, 2, 3))
+    )
+
+
+BINDINGS = [
+    ("bind", '{"a":1}', "a=1 b=0 c=0"),
+    ("bind", '{"a":1,"b":2}', "a=1 b=2 c=0"),
+    ("bind", '{"c":3,"b":2,"a":1}', "a=1 b=2 c=3"),
+    ("bind", '{"a":1,"c":3}', "a=1 b=0 c=3"),
+    ("bind", '{"c":3,"a":1}', "a=1 b=0 c=3"),
+    ("keywords", '{"a":1}', "a=1 b=0"),
+    ("keywords", '{"b":2,"a":1}', "a=1 b=2"),
+    ("swapped", '{"a":1,"b":2}', "a=1 b=2"),
+    ("swapped", '{"b":2,"a":1}', "a=1 b=2"),
+    ("method", '{"by":2}', "10+2"),
+    ("callable", '{"by":3}', "20+3"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "said"), BINDINGS, ids=[f"{t}-{a}" for t, a, _ in BINDINGS])
+def test_arguments_bind_by_name(user_both, tool: str, arguments: str, said: str) -> None:
+    """Whether the call goes by position or by name, each argument reaches its own parameter."""
+    assert user_both(call(tool, arguments)) == text_answer(1, f'"{said}"')

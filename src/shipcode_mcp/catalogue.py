@@ -30,7 +30,7 @@ from .protocol import (
     RpcError,
 )
 from .results import error_result
-from .schema import FlatShape, InvalidArguments
+from .schema import FlatShape, InvalidArguments, positional_count
 from .session import ASYNC, INLINE, Deferred, Session
 
 if TYPE_CHECKING:
@@ -79,10 +79,12 @@ class FastTool(NamedTuple):
     """A plain tool with a flat argument shape, for engines that check arguments themselves."""
 
     name: str
-    #: The function, called with the arguments as keywords.
+    #: The function, called with the arguments by name (or by position: see ``positional``).
     func: Callable[..., Any]
     #: ``(name, json_type, required)`` per argument (see :class:`~shipcode_mcp.schema.FlatShape`).
     fields: tuple[tuple[str, str, bool], ...]
+    #: How many fields, from the first, may be passed by position (see :func:`~shipcode_mcp.schema.positional_count`).
+    positional: int
     #: The result body of a call with invalid arguments.
     invalid: bytes
     #: ``failed(error)``: the result body of a call whose function raised ``error``.
@@ -107,7 +109,14 @@ class Catalogue:
         #: Per tool, the bytes of its ``Invalid arguments for <tool>`` result body.
         self.invalid_arguments = {name: error_result(f"Invalid arguments for {name}") for name in self.tools}
         self.fast_tools = [
-            FastTool(name, tool.func, tool.validate.fields, self.invalid_arguments[name], tool.failed)
+            FastTool(
+                name,
+                tool.func,
+                tool.validate.fields,
+                positional_count(tool.func, tuple(field[0] for field in tool.validate.fields)),
+                self.invalid_arguments[name],
+                tool.failed,
+            )
             for name, tool in self.tools.items()
             if tool.plain and type(tool.validate) is FlatShape
         ]

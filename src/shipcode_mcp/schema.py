@@ -112,6 +112,23 @@ def parameter_names(func: Callable[..., Any]) -> tuple[str, ...]:
     return code.co_varnames[bound : code.co_argcount + code.co_kwonlyargcount]
 
 
+def positional_count(func: Callable[..., Any], names: tuple[str, ...]) -> int:
+    """How many of ``names``, from the first, ``func`` also takes by position, in that order.
+
+    0 when ``func`` is not a plain function or method (its parameters are not known).
+    """
+    if not hasattr(func, "__code__") or not hasattr(func, "__defaults__"):
+        return 0
+    code = func.__code__
+    bound = 1 if getattr(func, "__self__", None) is not None and hasattr(func, "__func__") else 0
+    count = 0
+    for name, parameter in zip(names, code.co_varnames[bound : code.co_argcount]):
+        if name != parameter:
+            break
+        count += 1
+    return count
+
+
 def parameter_defaults(func: Callable[..., Any]) -> dict[str, Any]:
     """The default value of each parameter that has one."""
     code = func.__code__
