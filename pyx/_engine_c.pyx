@@ -20,6 +20,7 @@ from cpython.mem cimport PyMem_Free
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
+from libc.math cimport fabs, frexp, ldexp
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -160,11 +161,13 @@ cdef extern from *:
     }
     /* The index of the first byte flagged (high bit set) in a non-zero mask from load_word. */
     #define FIRST_FLAGGED(mask) (__builtin_ctzll(mask) >> 3)
+    #define TRAILING_ZERO_BITS(value) __builtin_ctzll(value)
     """
     const unsigned long long BYTE_ONES  # each byte 0x01
     const unsigned long long BYTE_HIGHS  # each byte 0x80
     unsigned long long load_word(const unsigned char* p) noexcept nogil
     int FIRST_FLAGGED(unsigned long long mask) noexcept nogil
+    int TRAILING_ZERO_BITS(unsigned long long value) noexcept nogil  # value != 0
 
 
 # Masks of flagged bytes: the first flagged byte is always a true one (a borrow only ever
@@ -498,17 +501,53 @@ cdef inline Py_ssize_t _decimal(unsigned long long value, char* out) noexcept no
     return count
 
 
+DEF MAX_SHORT_DIGITS = 15  # DBL_DIG: two decimals of this many digits never read as the same double
+
+
+cdef bint _short_decimal(double value, char* digits, int* count, int* point) noexcept nogil:
+    """The exact decimal digits of a finite, non-zero |value|, when there are at most 15 of them.
+
+    They are then repr's shortest round-trip digits: a decimal of 15 digits or fewer that
+    reads as this double is unique, and this one is the double itself. ``value == 0.<digits>
+    x 10**point``. False when the exact expansion is longer (repr decides).
+    """
+    cdef int exponent
+    cdef unsigned long long mantissa = <unsigned long long>ldexp(frexp(fabs(value), &exponent), 53)
+    cdef int shift = TRAILING_ZERO_BITS(mantissa)
+    cdef int places = 0
+    cdef unsigned long long whole
+    cdef unsigned long long limit = 1000000000000000ULL  # 10**MAX_SHORT_DIGITS
+    mantissa >>= shift
+    exponent += shift - 53  # |value| == mantissa * 2**exponent, mantissa odd
+    if exponent >= 0:
+        if exponent >= 50 or mantissa >= (limit >> exponent):
+            return False
+        whole = mantissa << exponent
+    else:
+        # mantissa / 2**k == mantissa * 5**k / 10**k
+        whole = mantissa
+        while places < -exponent:
+            whole *= 5
+            places += 1
+            if whole >= limit:
+                return False
+    count[0] = <int>_decimal(whole, digits)
+    point[0] = count[0] - places
+    return True
+
+
 cdef Py_ssize_t _number_text(double value, char* out) except -1:
     """Write a double as ECMAScript's Number::toString does, into out (at most 32 bytes).
 
     The twin of :func:`shipcode_mcp.jsontext.number_text`, from the same shortest round-trip
-    digits (Python's repr).
+    digits as Python's repr: the exact ones when they are short (:func:`_short_decimal`),
+    else repr's own.
     """
     cdef char* text
     cdef char digits[24]
     cdef int count = 0
     cdef int exponent = 0
-    cdef int point, power, i
+    cdef int point, i
     cdef Py_ssize_t n = 0
     cdef char* q
     cdef char* text_at
@@ -520,6 +559,11 @@ cdef Py_ssize_t _number_text(double value, char* out) except -1:
         return _put(out, "-Infinity", 9)
     if value == 0:
         return _put(out, "0", 1)
+    if _short_decimal(value, digits, &count, &point):
+        if value < 0:
+            out[0] = 45
+            n = 1
+        return _layout(digits, count, point, out + n) + n
     text = PyOS_double_to_string(value, b"r", 0, 0, NULL)  # repr's digits, without a trailing ".0"
     try:
         if text[0] == 45:  # '-'
@@ -548,12 +592,24 @@ cdef Py_ssize_t _number_text(double value, char* out) except -1:
         point = 1 + exponent
     finally:
         PyMem_Free(text)
+    return _layout(digits, count, point, out + n) + n
+
+
+cdef Py_ssize_t _layout(const char* digits, int count, int point, char* out) noexcept nogil:
+    """ECMAScript's layout of ``0.<digits> x 10**point`` (no trailing zeros in digits past the point)."""
+    cdef Py_ssize_t n = 0
+    cdef int power, i
     if count <= point <= 21:
         memcpy(out + n, digits, count)
         n += count
         for i in range(point - count):
             out[n] = 48
             n += 1
+    elif 0 < point <= 21:
+        memcpy(out, digits, point)
+        out[point] = 46
+        memcpy(out + point + 1, digits + point, count - point)
+        n = count + 1
     elif -6 < point <= 0:
         n += _put(out + n, "0.", 2)
         for i in range(-point):

@@ -8,13 +8,16 @@ bug shared by both paths cannot pass as agreement.
 
 from __future__ import annotations
 
+import math
 import random
+import struct
 
 import pytest
 from oracle import predict
 from wire import default_catalogue, engine
 
 from shipcode_mcp import Server
+from shipcode_mcp.jsontext import number_text
 
 pytestmark = pytest.mark.compiled  # compares the two engines: deselected when only one is under test
 
@@ -36,12 +39,50 @@ def both():
 
 def number_literals(rng: random.Random, count: int) -> list[str]:
     literals = [
-        "0", "-0", "0.0", "-0.0", "1", "-1", "1.5", "1e2", "1E2", "1e+2", "1e-2", "-1.25e-3", "0.1", "0.2",
-        "123456789012345678", "1234567890123456789", "-123456789012345678", "12345678901234567890",
-        "9223372036854775807", "18446744073709551615", "18446744073709551616", "1e308", "1e309", "-1e309",
-        "1e400", "4.9e-324", "2e-324", "1.7976931348623157e308", "1.7976931348623159e308", "01", "1.", ".5",
-        "1e", "1e+", "--1", "+1", "0x10", "1.0e0", "100000000000000000000", "9007199254740993.0",
-        "0.30000000000000004", "2.5e-7", "1e21", "1e-7",
+        "0",
+        "-0",
+        "0.0",
+        "-0.0",
+        "1",
+        "-1",
+        "1.5",
+        "1e2",
+        "1E2",
+        "1e+2",
+        "1e-2",
+        "-1.25e-3",
+        "0.1",
+        "0.2",
+        "123456789012345678",
+        "1234567890123456789",
+        "-123456789012345678",
+        "12345678901234567890",
+        "9223372036854775807",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1e308",
+        "1e309",
+        "-1e309",
+        "1e400",
+        "4.9e-324",
+        "2e-324",
+        "1.7976931348623157e308",
+        "1.7976931348623159e308",
+        "01",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "--1",
+        "+1",
+        "0x10",
+        "1.0e0",
+        "100000000000000000000",
+        "9007199254740993.0",
+        "0.30000000000000004",
+        "2.5e-7",
+        "1e21",
+        "1e-7",
     ]
     for _ in range(count):
         mantissa = str(rng.randint(0, 10 ** rng.randint(1, 20)))
@@ -59,8 +100,10 @@ def test_add_with_number_literals(both) -> None:
     lines = []
     for i, literal in enumerate(literals):
         other = rng.choice(literals)
-        lines.append(f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add",'
-                     f'"arguments":{{"a":{literal},"b":{other}}}}}}}\n')
+        lines.append(
+            f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add",'
+            f'"arguments":{{"a":{literal},"b":{other}}}}}}}\n'
+        )
     data = "".join(lines).encode()
     compiled, pure = both(data)
     assert compiled == pure
@@ -68,9 +111,32 @@ def test_add_with_number_literals(both) -> None:
 
 
 def test_ids(both) -> None:
-    ids = ["0", "-0", "7", "-7", "123456789012345678", "1234567890123456789", "-9223372036854775808",
-           "18446744073709551615", "18446744073709551616", "1.0", "1e3", '""', '"a"', '"é"', '"\\u00e9"',
-           '"a\\"b"', '"\x7f"', '"\xf0\x9f\x98\x80"', "null", "true", "[]", "{}", '"\xed\xa0\x80"', '"\xc3"']
+    ids = [
+        "0",
+        "-0",
+        "7",
+        "-7",
+        "123456789012345678",
+        "1234567890123456789",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1.0",
+        "1e3",
+        '""',
+        '"a"',
+        '"é"',
+        '"\\u00e9"',
+        '"a\\"b"',
+        '"\x7f"',
+        '"\xf0\x9f\x98\x80"',
+        "null",
+        "true",
+        "[]",
+        "{}",
+        '"\xed\xa0\x80"',
+        '"\xc3"',
+    ]
     data = b"".join(
         b'{"jsonrpc":"2.0","id":' + literal.encode("utf-8", "surrogateescape") + b',"method":"ping"}\n'
         for literal in ids
@@ -79,13 +145,49 @@ def test_ids(both) -> None:
     assert compiled == pure
 
 
-STRINGS = ["", "x", "hello world", "é", "日本", "😀", "a\\nb", 'a\\"b', "\x7f", "\\u0000", "\\ud83d\\ude00", "/",
-           "\\/", "a" * 1000]
-RAW_STRINGS = [b"\xc3\xa9", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xee\x80\x80", b"\xef\xbf\xbf", b"\xf0\x90\x80\x80",
-               b"\xf4\x8f\xbf\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xf0\x8f\xbf\xbf",
-               b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\x01", b"\t",
-               b"abcdefg\x1fhijklmnop", b"abcdefghijklmno\\\"pq", b"abcdefghijkl\xc3\xa9mnopqrstuvw\xe2\x82xyz",
-               b"abcdefghijkl\xc3\xa9mnopqrstuvw\xed\xa0\x80xyz", b"\xf0\x9f\x98\x80" * 5 + b"abcdefgh\xff"]
+STRINGS = [
+    "",
+    "x",
+    "hello world",
+    "é",
+    "日本",
+    "😀",
+    "a\\nb",
+    'a\\"b',
+    "\x7f",
+    "\\u0000",
+    "\\ud83d\\ude00",
+    "/",
+    "\\/",
+    "a" * 1000,
+]
+RAW_STRINGS = [
+    b"\xc3\xa9",
+    b"\xe0\xa0\x80",
+    b"\xed\x9f\xbf",
+    b"\xee\x80\x80",
+    b"\xef\xbf\xbf",
+    b"\xf0\x90\x80\x80",
+    b"\xf4\x8f\xbf\xbf",
+    b"\xc0\x80",
+    b"\xc1\xbf",
+    b"\xe0\x9f\xbf",
+    b"\xed\xa0\x80",
+    b"\xf0\x8f\xbf\xbf",
+    b"\xf4\x90\x80\x80",
+    b"\xf5\x80\x80\x80",
+    b"\xff",
+    b"\x80",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\x01",
+    b"\t",
+    b"abcdefg\x1fhijklmnop",
+    b'abcdefghijklmno\\"pq',
+    b"abcdefghijkl\xc3\xa9mnopqrstuvw\xe2\x82xyz",
+    b"abcdefghijkl\xc3\xa9mnopqrstuvw\xed\xa0\x80xyz",
+    b"\xf0\x9f\x98\x80" * 5 + b"abcdefgh\xff",
+]
 
 
 def test_echo_strings(both) -> None:
@@ -311,9 +413,8 @@ def test_what_a_user_tool_returns(user_both, arguments: str, json_text: str) -> 
 
 def test_returns_without_one_text_block(user_both) -> None:
     failed = b',"result":{"content":[{"type":"text","text":"Tool value failed"}],"isError":true}}\n'
-    data = b"".join(
-        call("value", '{"kind":"%s","text":"t"}' % kind, i) for i, kind in enumerate(("none", "surrogate", "bytes", "subclass"))
-    )
+    kinds = ("none", "surrogate", "bytes", "subclass")
+    data = b"".join(call("value", f'{{"kind":"{kind}","text":"t"}}', i) for i, kind in enumerate(kinds))
     assert user_both(data) == (
         b'{"jsonrpc":"2.0","id":0,"result":{"content":[]}}\n'
         + b"".join(b'{"jsonrpc":"2.0","id":%d' % i + failed for i in (1, 2, 3))
@@ -339,3 +440,43 @@ BINDINGS = [
 def test_arguments_bind_by_name(user_both, tool: str, arguments: str, said: str) -> None:
     """Whether the call goes by position or by name, each argument reaches its own parameter."""
     assert user_both(call(tool, arguments)) == text_answer(1, f'"{said}"')
+
+
+def doubles(rng: random.Random, count: int) -> list[float]:
+    """Doubles of every kind: short exact decimals (k / 2**j), integral ones, any bit pattern, and exact
+    decimals of 17 digits that repr writes with 16."""
+    values = [
+        0.5,
+        -0.75,
+        1e15 - 1,
+        1e15,
+        1e15 + 1,
+        2.0**53,
+        2.0**53 + 2,
+        1e21,
+        1e21 - 65536,
+        2.0**-1074,
+        2.0**-1022,
+        1 / 3,
+        0.1 + 0.2,
+        123456789.125,
+        0.000152587890625,
+        9.5367431640625e-7,
+        4.76837158203125e-7,
+        899997033516837.75,
+        93760769460378.125,
+        975290170327191.75,
+        73249111250691.625,
+    ]
+    for _ in range(count):
+        values.append(rng.randint(-(10 ** rng.randint(1, 17)), 10 ** rng.randint(1, 17)) / 2 ** rng.randint(0, 70))
+        values.append(struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0])
+    return [value for value in values if math.isfinite(value)]
+
+
+def test_number_results(user_both) -> None:
+    """Every double a tool returns is written as the pure engine writes it (jsontext.number_text)."""
+    values = doubles(random.Random(11), 4000)
+    data = b"".join(call("value", f'{{"kind":"number","number":{value!r}}}', i) for i, value in enumerate(values))
+    expected = b"".join(text_answer(i, f'"{number_text(value)}"') for i, value in enumerate(values))
+    assert user_both(data) == expected

@@ -122,7 +122,7 @@ def positional_count(func: Callable[..., Any], names: tuple[str, ...]) -> int:
     code = func.__code__
     bound = 1 if getattr(func, "__self__", None) is not None and hasattr(func, "__func__") else 0
     count = 0
-    for name, parameter in zip(names, code.co_varnames[bound : code.co_argcount]):
+    for name, parameter in zip(names, code.co_varnames[bound : code.co_argcount], strict=False):
         if name != parameter:
             break
         count += 1
