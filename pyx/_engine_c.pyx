@@ -801,9 +801,13 @@ cdef class Engine:
         return self._emit(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
     cdef int _emit_answer(self, const char* rid, Py_ssize_t rid_len, bytes tail) except -1:
-        self._emit(PyBytes_AS_STRING(_HEAD), PyBytes_GET_SIZE(_HEAD))
-        self._emit(rid, rid_len)
-        self._emit(PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail))
+        cdef Py_ssize_t head = PyBytes_GET_SIZE(_HEAD)
+        cdef Py_ssize_t rest = PyBytes_GET_SIZE(tail)
+        cdef char* out = self._room(head + rid_len + rest)
+        memcpy(out, PyBytes_AS_STRING(_HEAD), head)
+        memcpy(out + head, rid, rid_len)
+        memcpy(out + head + rid_len, PyBytes_AS_STRING(tail), rest)
+        self._out_len += head + rid_len + rest
         return 0
 
     cdef int _emit_result(self, const char* rid, Py_ssize_t rid_len, bytes body) except -1:
