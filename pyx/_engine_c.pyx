@@ -148,8 +148,13 @@ cdef inline bint _blank(const unsigned char* p, Py_ssize_t n) noexcept nogil:
 cdef extern from *:
     """
     #include <string.h>
+    #ifdef __SSE2__
+    #include <emmintrin.h>
+    #endif
     #define BYTE_ONES 0x0101010101010101ULL
     #define BYTE_HIGHS 0x8080808080808080ULL
+    #define TRAILING_ZERO_BITS(value) __builtin_ctzll(value)
+
     /* 8 bytes as a word whose least significant byte is the first one. */
     static inline unsigned long long load_word(const unsigned char* p) {
         unsigned long long w;
@@ -159,39 +164,62 @@ cdef extern from *:
     #endif
         return w;
     }
-    /* The index of the first byte flagged (high bit set) in a non-zero mask from load_word. */
-    #define FIRST_FLAGGED(mask) (__builtin_ctzll(mask) >> 3)
-    #define TRAILING_ZERO_BITS(value) __builtin_ctzll(value)
+
+    /* Masks with the high bit of each flagged byte set. The first flagged byte is always a true
+       one (a borrow only ever spreads a false flag towards later bytes). */
+    static inline unsigned long long zero_bytes(unsigned long long w) {
+        return (w - BYTE_ONES) & ~w & BYTE_HIGHS;
+    }
+    static inline unsigned long long escaped_bytes(unsigned long long w) {
+        unsigned long long control = (w - 0x20 * BYTE_ONES) & ~w & BYTE_HIGHS;  /* below 0x20 */
+        return control | zero_bytes(w ^ (0x22 * BYTE_ONES)) | zero_bytes(w ^ (0x5C * BYTE_ONES));
+    }
+
+    /* How many bytes from p need no escape in a JSON string (no control character, quote or
+       backslash) and, when ascii is set, are ASCII: up to the first one that does not, or up to
+       the last 7 bytes (left to the caller). 16 bytes at a time with SSE2, then 8 at a time. */
+    static inline unsigned long long flagged_bytes(unsigned long long w, int ascii) {
+        return escaped_bytes(w) | (ascii ? (w & BYTE_HIGHS) : 0);
+    }
+    static inline Py_ssize_t plain_run(const unsigned char* p, const unsigned char* end, int ascii) {
+        const unsigned char* start = p;
+        unsigned long long flagged;
+        if (end - p >= 8) {  /* most keys and short values end in their first word */
+            flagged = flagged_bytes(load_word(p), ascii);
+            if (flagged)
+                return __builtin_ctzll(flagged) >> 3;
+            p += 8;
+        }
+    #ifdef __SSE2__
+        const __m128i quote = _mm_set1_epi8(0x22), backslash = _mm_set1_epi8(0x5C), control = _mm_set1_epi8(0x1F);
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i*)p);
+            __m128i escaped = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                           _mm_cmpeq_epi8(_mm_min_epu8(v, control), v));
+            int mask = _mm_movemask_epi8(escaped) | (ascii ? _mm_movemask_epi8(v) : 0);
+            if (mask)
+                return (p - start) + __builtin_ctz(mask);
+            p += 16;
+        }
+    #endif
+        while (end - p >= 8) {
+            flagged = flagged_bytes(load_word(p), ascii);
+            if (flagged)
+                return (p - start) + (__builtin_ctzll(flagged) >> 3);
+            p += 8;
+        }
+        return p - start;
+    }
     """
-    const unsigned long long BYTE_ONES  # each byte 0x01
-    const unsigned long long BYTE_HIGHS  # each byte 0x80
-    unsigned long long load_word(const unsigned char* p) noexcept nogil
-    int FIRST_FLAGGED(unsigned long long mask) noexcept nogil
     int TRAILING_ZERO_BITS(unsigned long long value) noexcept nogil  # value != 0
-
-
-# Masks of flagged bytes: the first flagged byte is always a true one (a borrow only ever
-# spreads a false flag towards later bytes), so FIRST_FLAGGED finds it.
-
-cdef inline unsigned long long _zero_byte(unsigned long long w) noexcept nogil:
-    """Flags the zero bytes of w."""
-    return (w - BYTE_ONES) & ~w & BYTE_HIGHS
-
-
-cdef inline unsigned long long _escaped_bytes(unsigned long long w) noexcept nogil:
-    """Flags the bytes of w that JSON writes escaped: control characters, quote, backslash."""
-    cdef unsigned long long control = (w - 0x20 * BYTE_ONES) & ~w & BYTE_HIGHS  # a byte below 0x20
-    return control | _zero_byte(w ^ (0x22 * BYTE_ONES)) | _zero_byte(w ^ (0x5C * BYTE_ONES))
+    Py_ssize_t plain_run(const unsigned char* p, const unsigned char* end, int ascii) noexcept nogil
 
 
 cdef bint _escape_free(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     """True when UTF-8 text needs no escape in a JSON string: its JSON text is itself in quotes."""
     cdef const unsigned char* end = p + n
     cdef unsigned char c
-    while end - p >= 8:
-        if _escaped_bytes(load_word(p)):
-            return False
-        p += 8
+    p += plain_run(p, end, 0)
     while p < end:
         c = p[0]
         if c < 0x20 or c == 34 or c == 92:
@@ -200,25 +228,21 @@ cdef bint _escape_free(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     return True
 
 
-cdef int _string(Scan* s, Member* m) noexcept nogil:
+cdef inline int _string(Scan* s, Member* m) noexcept nogil:
     """Scan a plain JSON string at s.p (the opening quote); 1 if plain, 0 if not.
 
-    Eight bytes at a time up to the first one that is not plain ASCII, then that character.
+    Many bytes at a time up to the first one that is not plain ASCII (``plain_run``), then
+    that character.
     """
     cdef const unsigned char* p = s.p + 1
     cdef const unsigned char* end = s.end
     cdef unsigned char c, c1
-    cdef unsigned long long w, flagged
     cdef bint ascii = True
     m.val = p
     while p < end:
-        if end - p >= 8:
-            w = load_word(p)
-            flagged = (w & BYTE_HIGHS) | _escaped_bytes(w)
-            if flagged == 0:
-                p += 8
-                continue
-            p += FIRST_FLAGGED(flagged)
+        p += plain_run(p, end, 1)
+        if p >= end:
+            return 0
         c = p[0]
         if c == 34:  # closing quote
             m.val_len = p - m.val

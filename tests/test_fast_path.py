@@ -12,6 +12,7 @@ import math
 import random
 import struct
 
+import orjson
 import pytest
 from oracle import predict
 from wire import default_catalogue, engine
@@ -195,6 +196,33 @@ def test_echo_strings(both) -> None:
     data = b"".join(
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"' + t + b'"}}}\n'
         for t in texts
+    )
+    compiled, pure = both(data)
+    assert compiled == pure
+
+
+def test_special_bytes_at_every_position(both) -> None:
+    """Long texts with one byte that is not plain ASCII somewhere: scanned in words and blocks, each must be seen."""
+    specials = [
+        b"\x01",
+        b"\x1f",
+        b"\\n",
+        b'\\"',
+        b"\\\\",
+        b"\xc3\xa9",
+        b"\xe2\x82\xac",
+        b"\xf0\x9f\x98\x80",
+        b"\xc3",
+        b"\xff",
+    ]
+    data = b"".join(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"'
+        + b"a" * at
+        + special
+        + b"b" * (70 - at)
+        + b'"}}}\n'
+        for special in specials
+        for at in range(70)
     )
     compiled, pure = both(data)
     assert compiled == pure
@@ -409,6 +437,20 @@ RETURNED = [
 @pytest.mark.parametrize(("arguments", "json_text"), RETURNED, ids=[case[0] for case in RETURNED])
 def test_what_a_user_tool_returns(user_both, arguments: str, json_text: str) -> None:
     assert user_both(call("value", '{"kind":' + arguments + "}")) == text_answer(1, json_text)
+
+
+def test_results_with_a_byte_to_escape_at_every_position(user_both) -> None:
+    codes = ["1", "31", "34", "92", "127", "233", "8364", "128512"]
+    cases = [(code, at) for code in codes for at in range(70)]
+    data = b"".join(
+        call("value", f'{{"kind":"chars","text":"{" ".join(["97"] * at + [code] + ["98"] * (70 - at))}"}}', i)
+        for i, (code, at) in enumerate(cases)
+    )
+    expected = b"".join(
+        text_answer(i, orjson.dumps("a" * at + chr(int(code)) + "b" * (70 - at)).decode())
+        for i, (code, at) in enumerate(cases)
+    )
+    assert user_both(data) == expected
 
 
 def test_returns_without_one_text_block(user_both) -> None:
