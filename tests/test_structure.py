@@ -1,4 +1,5 @@
-"""The package's structure: imports run one way, and the framework never reaches the command line.
+"""The package's structure: imports run one way, the framework never reaches the command line,
+and serving imports only what it uses.
 
 Every import counts, including those inside functions and under ``TYPE_CHECKING`` blocks
 excepted (they never run). The compiled engine's imports are read from its ``.pyx`` source.
@@ -8,7 +9,11 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+from wire import INIT_RESULT, engine_env, request, result
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "shipcode_mcp"
@@ -109,3 +114,39 @@ def test_every_import_goes_down_the_layers() -> None:
     upward = [f"{module} -> {target}" for module, targets in graph.items() for target in targets]
     upward = [edge for edge in upward if LAYERS.index(edge.split(" -> ")[1]) <= LAYERS.index(edge.split(" -> ")[0])]
     assert upward == []
+
+
+#: Modules that serving the default catalogue from an empty command line has no use for: the
+#: command-line parser and what it pulls in, and what only other apps need.
+NOT_NEEDED_TO_SERVE = (
+    "argparse",
+    "gettext",
+    "locale",
+    "shutil",
+    "asyncio",
+    "fastjsonschema",
+    "mimetypes",
+    "shipcode_mcp.folder",
+    "shipcode_mcp.prompts",
+    "shipcode_mcp.scheduler",
+    "shipcode_mcp.templates",
+)
+
+
+def test_serving_the_default_catalogue_imports_only_what_it_uses(engine_name: str) -> None:
+    probe = (
+        "import sys\n"
+        "loaded = set(sys.modules)\n"
+        "from shipcode_mcp.cli import main\n"
+        "main([])\n"
+        f"sys.stderr.write(repr(sorted(set({NOT_NEEDED_TO_SERVE!r}) & (set(sys.modules) - loaded))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=request("initialize"),
+        capture_output=True,
+        env=engine_env(engine_name),
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, result(INIT_RESULT), b"[]")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "off": 100}
-_threshold = LEVELS["warning"]
+#: The level in force until :func:`set_level` is called (``--log-level``'s default).
+DEFAULT_LEVEL = "warning"
+_threshold = LEVELS[DEFAULT_LEVEL]
 
 
 def set_level(name: str) -> None:

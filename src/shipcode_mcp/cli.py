@@ -2,7 +2,9 @@
 
 ``shipcode-mcp [TARGET] [--resources DIR]... [options]``: see ``--help``. Loading a target
 lives in :mod:`shipcode_mcp.target`, serving in :mod:`shipcode_mcp.runner`; both are
-imported only when needed, so ``--help`` and ``--version`` stay fast.
+imported only when needed, so ``--help`` and ``--version`` stay fast. An empty command line
+(the default catalogue, every default) is answered by :class:`Options` alone: the parser
+and ``argparse`` are built only when there is something to parse.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from . import _log
 from .protocol import DEFAULT_MAX_MESSAGE_BYTES, ServerStop
 from .signals import stop_signals
 
@@ -50,11 +53,40 @@ def _seconds(text: str) -> float:
 _seconds.__name__ = "number of seconds"
 
 
+class Options:
+    """The settings the command line gives; a new instance holds the defaults.
+
+    The parser fills one in (it leaves alone what the command line does not mention), so
+    each default is written here only.
+    """
+
+    def __init__(self) -> None:
+        self.max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+        self.max_concurrency: int | None = None
+        self.workers: int | None = None
+        self.eof_grace: float | None = None
+        self.log_level = _log.DEFAULT_LEVEL
+        self.target: str | None = None
+        self.resources: list[str] = []
+        self.max_resource_bytes: int | None = None
+
+
+def parse_command_line(argv: Sequence[str]) -> Options:
+    """The options of ``argv`` (without the program name); exits on ``--help``, ``--version``
+    and usage errors, as ``argparse`` does."""
+    options = Options()
+    if argv:
+        build_parser().parse_args(argv, namespace=options)
+    return options
+
+
 def build_parser():  # -> argparse.ArgumentParser
-    """The command-line parser (every option documented in ``--help``)."""
+    """The command-line parser (every option documented in ``--help``).
+
+    Parse into an :class:`Options`: it holds the defaults, which the parser does not know.
+    """
     import argparse
 
-    from . import _log
     from ._engine import IMPLEMENTATION
     from ._version import __version__
     from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_WORKERS
@@ -86,7 +118,6 @@ def build_parser():  # -> argparse.ArgumentParser
     parser.add_argument(
         "--max-message-bytes",
         type=_positive_int,
-        default=DEFAULT_MAX_MESSAGE_BYTES,
         metavar="N",
         help=(
             "longest accepted input line in bytes, not counting its line ending; a longer line "
@@ -97,7 +128,6 @@ def build_parser():  # -> argparse.ArgumentParser
     parser.add_argument(
         "--max-concurrency",
         type=_positive_int,
-        default=None,
         metavar="N",
         help=(
             "most handlers in flight (async tools, blocking tools); at the limit the server "
@@ -107,14 +137,12 @@ def build_parser():  # -> argparse.ArgumentParser
     parser.add_argument(
         "--workers",
         type=_positive_int,
-        default=None,
         metavar="N",
         help=f"worker threads for tools registered with blocking=True (default: {DEFAULT_WORKERS})",
     )
     parser.add_argument(
         "--eof-grace",
         type=_seconds,
-        default=None,
         metavar="SECONDS",
         help=(
             "at end of input, how long handlers in flight may still run; then each is cancelled "
@@ -124,8 +152,7 @@ def build_parser():  # -> argparse.ArgumentParser
     parser.add_argument(
         "--log-level",
         choices=list(_log.LEVELS),
-        default="warning",
-        help="what to log on stderr (default: warning); stdout carries protocol messages only",
+        help=f"what to log on stderr (default: {_log.DEFAULT_LEVEL}); stdout carries protocol messages only",
     )
     parser.add_argument(
         "target",
@@ -139,7 +166,6 @@ def build_parser():  # -> argparse.ArgumentParser
     parser.add_argument(
         "--resources",
         action="append",
-        default=[],
         metavar="DIR",
         help=(
             "also serve every regular file under DIR as a resource (repeatable): uri "
@@ -152,7 +178,6 @@ def build_parser():  # -> argparse.ArgumentParser
     parser.add_argument(
         "--max-resource-bytes",
         type=_size,
-        default=None,
         metavar="N",
         help=(
             "largest file served from a --resources folder; reading a larger one is answered "
@@ -175,14 +200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from . import _log
     from .runner import guard_stdout, serve_app, standard_descriptors_ready
     from .target import TargetError, load_target
 
     if not standard_descriptors_ready():
         return EXIT_OK
 
-    args = build_parser().parse_args(argv)
+    args = parse_command_line(sys.argv[1:] if argv is None else argv)
     _log.set_level(args.log_level)
     guard_stdout()  # before any user code runs: even an import-time print must not reach stdout
     try:
