@@ -15,6 +15,15 @@ from .checks import Expect
 from .common import HERE, NODE_DIR, ROOT, log, run_quiet
 from .workloads import NEEDS, SLOW
 
+#: Variables the built-in servers run without, whatever the environment says.
+VARIANT_VARS = (
+    "SHIPCODE_MCP_NO_EXTENSIONS",
+    "PYTHONUNBUFFERED",
+    "PYTHONDEVMODE",
+    "PYTHONMALLOC",
+    "PYTHONDONTWRITEBYTECODE",
+)
+
 
 @dataclasses.dataclass
 class Spec:
@@ -35,7 +44,9 @@ class Spec:
     def environ(self) -> dict:
         env = dict(os.environ)
         if not self.custom:
-            for var in ("SHIPCODE_MCP_NO_EXTENSIONS", "PYTHONUNBUFFERED", "PYTHONDEVMODE", "PYTHONMALLOC"):
+            # PYTHONDONTWRITEBYTECODE too: an installed package has its bytecode cached, and with it set an
+            # edited checkout would compile every changed module at each start-up (the calibration writes it).
+            for var in VARIANT_VARS:
                 env.pop(var, None)
         for key, value in self.env.items():
             if value is None:
