@@ -127,6 +127,7 @@ NOT_NEEDED_TO_SERVE = (
     "fastjsonschema",
     "mimetypes",
     "shipcode_mcp.folder",
+    "shipcode_mcp.limits",
     "shipcode_mcp.prompts",
     "shipcode_mcp.scheduler",
     "shipcode_mcp.templates",

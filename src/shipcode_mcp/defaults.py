@@ -1,9 +1,8 @@
 """The default catalogue served by ``shipcode-mcp``: echo, add and the hello resource.
 
-Written with the public API, exactly as a user would write an app.
+Written with the public API, exactly as a user would write an app. No ``from __future__ import
+annotations``: hints that are strings would take ``typing.get_type_hints`` at every start-up.
 """
-
-from __future__ import annotations
 
 from .app import Server
 

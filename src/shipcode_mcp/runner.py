@@ -112,7 +112,6 @@ def serve_app(
     """
     from . import _log
     from ._engine import IMPLEMENTATION, Engine
-    from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 
     for name, value in (("max_concurrency", max_concurrency), ("workers", workers)):
         if value is not None and value < 1:
@@ -130,6 +129,7 @@ def serve_app(
             if os.isatty(0):
                 announce_on_terminal(app.name, IMPLEMENTATION)
             if catalogue.concurrent:
+                from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
                 from .scheduler import Scheduler
 
                 scheduler = Scheduler(
