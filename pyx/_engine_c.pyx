@@ -20,7 +20,7 @@ from cpython.mem cimport PyMem_Free
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
-from libc.math cimport fabs, frexp, ldexp
+from libc.math cimport fabs, frexp, isfinite, isinf, ldexp
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -335,7 +335,7 @@ cdef int _number(Scan* s, Member* m) noexcept:
             m.fval = PyOS_string_to_double(<const char*>start, &stop, NULL)
         except Exception:
             return 0
-        if stop != <char*>p or m.fval != m.fval or m.fval == float("inf") or m.fval == float("-inf"):
+        if stop != <char*>p or not isfinite(m.fval):
             return 0  # overflow to infinity: the slow path decides
         m.kind = V_FLOAT
     s.p = p
@@ -577,10 +577,8 @@ cdef Py_ssize_t _number_text(double value, char* out) except -1:
     cdef char* text_at
     if value != value:
         return _put(out, "NaN", 3)
-    if value == float("inf"):
-        return _put(out, "Infinity", 8)
-    if value == float("-inf"):
-        return _put(out, "-Infinity", 9)
+    if isinf(value):
+        return _put(out, "Infinity", 8) if value > 0 else _put(out, "-Infinity", 9)
     if value == 0:
         return _put(out, "0", 1)
     if _short_decimal(value, digits, &count, &point):
