@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 from serverproc import ServerProcess
-from wire import HEAD, call, error, not_found, notification, pong, request, run_server, text
+from wire import HEAD, call, error, not_found, notification, pong, read, request, result, run_server, text
 
 APP = str(Path(__file__).with_name("apps") / "gates.py")
 
@@ -145,6 +145,12 @@ def test_one_worker_thread_runs_blocking_tools_one_at_a_time(engine_name: str) -
     )
 
 
+def test_a_blocking_tool_reports_progress_from_its_worker_thread(engine_name: str) -> None:
+    done = serve(engine_name, call("report", {"n": 1}, rid=1, meta={"progressToken": 7}))
+    progress = notification("notifications/progress", {"progressToken": 7, "progress": 1, "total": 2})
+    assert (done.returncode, done.stderr, done.stdout) == (0, b"", progress + text("reported 1", rid=1))
+
+
 def test_an_answer_is_written_before_a_handler_that_starts_after_it_waited(engine_name: str, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -257,6 +263,15 @@ def test_async_resources_are_read_concurrently(engine_name: str) -> None:
     assert (done.returncode, done.stderr) == (0, b"")
     later = b'{"contents":[{"uri":"test://later","mimeType":"text/plain","text":"read later"}]}'
     assert done.stdout == HEAD + b'1,"result":' + later + b"}\n" + not_found(2)
+
+
+def test_system_exit_in_an_async_handler_fails_its_request_and_serving_goes_on(engine_name: str) -> None:
+    done = serve(engine_name, read("test://exits", rid=1) + read("test://later", rid=2))
+    later = b'{"contents":[{"uri":"test://later","mimeType":"text/plain","text":"read later"}]}'
+    assert (done.returncode, done.stdout) == (0, error(-32603, "Internal error", rid=1) + result(later, rid=2))
+    head = b"shipcode-mcp: error: internal error in a handler\nTraceback (most recent call last):\n"
+    tail = b"\nRuntimeError: a handler raised SystemExit(3)\n"
+    assert (done.stderr[: len(head)], done.stderr[-len(tail) :]) == (head, tail)
 
 
 def test_the_default_catalogue_has_no_logging(engine_name: str) -> None:

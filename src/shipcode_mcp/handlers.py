@@ -140,27 +140,29 @@ class Tool:
                 return self.encode(self.func(**arguments))
             except HANDLER_FAULTS as error:
                 return self.failed(error)
-        func = self.func
-        context_name = self.context_name
+        takes_context = self.context_name is not None
+        token = progress_token(params) if takes_context else None
         if self.is_async:
+            return Deferred(self.run_async, ASYNC, token, True, (arguments,), takes_context)
+        return Deferred(self.run, THREAD if self.blocking else INLINE, token, False, (arguments,), takes_context)
 
-            async def run_async(ctx: Context) -> bytes:
-                try:
-                    kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
-                    return self.encode(await func(**kwargs))
-                except HANDLER_FAULTS as error:
-                    return self.failed(error)
+    def run(self, arguments: dict[str, Any], ctx: Context | None = None) -> bytes:
+        """The result body of a deferred call of a sync function (it takes ``ctx`` if it asks for one)."""
+        context_name = self.context_name
+        try:
+            kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
+            return self.encode(self.func(**kwargs))
+        except HANDLER_FAULTS as error:
+            return self.failed(error)
 
-            return Deferred(run_async, ASYNC, progress_token(params), contained=True)
-
-        def run(ctx: Context) -> bytes:
-            try:
-                kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
-                return self.encode(func(**kwargs))
-            except HANDLER_FAULTS as error:
-                return self.failed(error)
-
-        return Deferred(run, THREAD if self.blocking else INLINE, progress_token(params))
+    async def run_async(self, arguments: dict[str, Any], ctx: Context | None = None) -> bytes:
+        """The result body of a call of an ``async def`` function (it takes ``ctx`` if it asks for one)."""
+        context_name = self.context_name
+        try:
+            kwargs = arguments if context_name is None else {**arguments, context_name: ctx}
+            return self.encode(await self.func(**kwargs))
+        except HANDLER_FAULTS as error:
+            return self.failed(error)
 
     def encode(self, value: object) -> bytes:
         """The result body of a value the function returned (checked against the output schema)."""

@@ -21,6 +21,7 @@ engine's output as whole lines and are written at the loop's next turn.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import os
 import threading
@@ -28,7 +29,6 @@ from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 from ._log import log, log_exception
-from .context import Context
 from .errors import ClientError
 from .jsontext import dumps
 from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
@@ -132,6 +132,10 @@ class Scheduler:
         #: Why serving ended: "end of input", "signal N" or "stdout closed".
         self.reason = "end of input"
         self._thread = threading.get_ident()
+        # Bound once, and run in one context of its own: no method object and no copy of
+        # the context per job (the scheduler reads no context variable).
+        self._job_done = self._done
+        self._done_context = contextvars.Context()
 
     # -- running -----------------------------------------------------------------------------
 
@@ -322,17 +326,19 @@ class Scheduler:
 
     def defer(self, id_bytes: bytes, deferred: Deferred) -> Any:
         """Start deferred work: its body when it ran inline, else None (or PAUSE at the limit)."""
-        ctx = Context(self.session, id_bytes, deferred.progress_token)
-        if deferred.mode == INLINE:
-            return deferred.func(ctx)
-        if deferred.mode == ASYNC:
-            job = self.loop.create_task(deferred.func(ctx) if deferred.contained else settled(deferred, ctx))
+        args = deferred.arguments(self.session, id_bytes)
+        mode = deferred.mode
+        if mode == INLINE:
+            return deferred.func(*args)
+        if mode == ASYNC:
+            work = deferred.func(*args)
+            job = self.loop.create_task(work if deferred.contained else settled(work))
         else:
             if self.pool is None:
                 self.pool = WorkerPool(self.workers)
-            job = self.loop.run_in_executor(self.pool, deferred.func, ctx)
+            job = self.loop.run_in_executor(self.pool, deferred.func, *args)
         self.jobs[job] = id_bytes
-        job.add_done_callback(self._done)
+        job.add_done_callback(self._job_done, context=self._done_context)
         return PAUSE if len(self.jobs) >= self.max_concurrency else None
 
     def _done(self, job: Any) -> None:

@@ -30,30 +30,46 @@ PAUSE = object()
 
 
 class Deferred:
-    """Work a handler hands to the session: ``func(ctx)`` gives the result body bytes.
+    """Work a handler hands to the session: ``func(*args, ctx)`` gives the result body bytes.
 
-    For ``ASYNC`` work ``func(ctx)`` returns a coroutine of those bytes. ``progress_token``
-    is the request's ``params._meta.progressToken`` (None when absent). ``contained`` says
-    that ``func`` already turns every exception, ``SystemExit`` included, into its answer
-    (as tools do), so it needs no :func:`settled` around it.
+    For ``ASYNC`` work it returns a coroutine of those bytes. ``progress_token`` is the
+    request's ``params._meta.progressToken`` (None when absent). ``contained`` says that
+    ``func`` already turns every exception, ``SystemExit`` included, into its answer (as
+    tools do), so it needs no :func:`settled` around it. ``args`` spare a handler a closure
+    per call (whose cells would live as long as the call); without ``takes_context`` the work
+    is ``func(*args)`` and no Context is made.
     """
 
-    __slots__ = ("func", "mode", "progress_token", "contained")
+    __slots__ = ("func", "mode", "progress_token", "contained", "args", "takes_context")
 
     def __init__(
-        self, func: Callable[[Any], Any], mode: int, progress_token: object = None, contained: bool = False
+        self,
+        func: Callable[..., Any],
+        mode: int,
+        progress_token: object = None,
+        contained: bool = False,
+        args: tuple = (),
+        takes_context: bool = True,
     ) -> None:
         self.func = func
         self.mode = mode
         self.progress_token = progress_token
         self.contained = contained
+        self.args = args
+        self.takes_context = takes_context
+
+    def arguments(self, session: Session, id_bytes: bytes) -> tuple:
+        """What ``func`` is called with for the request ``id_bytes`` of ``session``."""
+        if self.takes_context:
+            return (*self.args, Context(session, id_bytes, self.progress_token))
+        return self.args
 
 
-async def settled(deferred: Deferred, ctx: Any) -> Any:
-    """Run ``ASYNC`` deferred work; a ``SystemExit`` it raises becomes a RuntimeError, so it
+async def settled(work: Any) -> Any:
+    """Await ``ASYNC`` deferred work; a ``SystemExit`` it raises becomes a RuntimeError, so it
     fails that request instead of stopping the event loop."""
     try:
-        return await deferred.func(ctx)
+        return await work
     except SystemExit as error:
         raise RuntimeError(f"a handler raised SystemExit({error.code!r})") from error
 
@@ -85,7 +101,7 @@ class Session:
         """Run deferred work: its body now, None when in flight, or :data:`PAUSE`."""
         if self.scheduler is not None:
             return self.scheduler.defer(id_bytes, deferred)
-        result = deferred.func(Context(self, id_bytes, deferred.progress_token))
+        result = deferred.func(*deferred.arguments(self, id_bytes))
         if deferred.mode == ASYNC:
             if self._inline_loop is None:
                 import asyncio

@@ -65,6 +65,13 @@ def meet(n: int) -> str:
     return f"met {n}"
 
 
+@app.tool(blocking=True)
+def report(ctx: Context, n: int) -> str:
+    """Reports progress from its worker thread."""
+    ctx.report_progress(n, total=2)
+    return f"reported {n}"
+
+
 @app.tool()
 def pause_ms(ms: int) -> str:
     """A sync handler that holds the line processor."""
@@ -105,6 +112,12 @@ async def chatty(ctx: Context, n: int) -> str:
 async def later() -> str:
     await asyncio.sleep(0)
     return "read later"
+
+
+@app.resource("test://exits")
+async def exits() -> str:
+    await asyncio.sleep(0)
+    raise SystemExit(3)
 
 
 @app.resource("test://refused")
