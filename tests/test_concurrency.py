@@ -5,15 +5,31 @@ the client. Schedules are driven by gates (events) that requests open, never by 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
 from serverproc import ServerProcess
-from wire import HEAD, call, error, not_found, notification, pong, read, request, result, run_server, text
+from wire import (
+    HEAD,
+    SERVER_COMMAND,
+    call,
+    engine_env,
+    error,
+    not_found,
+    notification,
+    pong,
+    read,
+    request,
+    result,
+    run_server,
+    text,
+)
 
 APP = str(Path(__file__).with_name("apps") / "gates.py")
 
@@ -80,6 +96,18 @@ def test_unknown_finished_and_malformed_cancellations_are_ignored(engine_name: s
     assert done.stdout == text("opened c", rid=5) + pong(6) + text("passed c", rid="x")
 
 
+def test_input_from_a_regular_file_is_served_alike(engine_name: str, tmp_path: Path) -> None:
+    """A file cannot be watched for input as a pipe is: it is read in turns of the loop."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(call("step", {"n": 1}, rid=1) + request("ping", rid=2) + call("step", {"n": 3}, rid=3))
+    with requests.open("rb") as stdin:
+        done = subprocess.run(
+            [*SERVER_COMMAND, APP], stdin=stdin, capture_output=True, env=engine_env(engine_name), timeout=60
+        )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == pong(2) + text("done 1", rid=1) + text("done 3", rid=3)
+
+
 def test_end_of_input_waits_for_every_handler_in_flight(engine_name: str) -> None:
     data = call("step", {"n": 1}, rid=1) + call("step", {"n": 2}, rid=2) + call("step", {"n": 3}, rid=3)
     done = serve(engine_name, data)
@@ -120,6 +148,37 @@ def test_input_pauses_at_the_concurrency_limit(engine_name: str) -> None:
     unlimited = serve(engine_name, data)
     assert unlimited.stdout == text("0", rid=4) + text("done 1", rid=1) + text("done 2", rid=2) + text("done 3", rid=3)
     assert (limited.returncode, limited.stderr, unlimited.returncode, unlimited.stderr) == (0, b"", 0, b"")
+
+
+def test_uvloop_serves_when_installed_unless_turned_off(engine_name: str) -> None:
+    wanted = importlib.util.find_spec("uvloop") is not None and not os.environ.get("SHIPCODE_MCP_NO_UVLOOP")
+    default = serve(engine_name, call("loop", {}, rid=1))
+    env = {**engine_env(engine_name), "SHIPCODE_MCP_NO_UVLOOP": "1"}
+    turned_off = subprocess.run([*SERVER_COMMAND, APP], input=call("loop", {}, rid=1), capture_output=True, env=env)
+    assert (default.returncode, default.stderr, turned_off.returncode, turned_off.stderr) == (0, b"", 0, b"")
+    assert (default.stdout, turned_off.stdout) == (text("uvloop" if wanted else "asyncio"), text("asyncio"))
+
+
+#: Serves like ``shipcode-mcp [target]``; at exit, writes to stderr which event loops were imported.
+LOOPS_IMPORTED = (
+    "import atexit, os, sys\n"
+    "loops = lambda: ' '.join(name for name in ('asyncio', 'uvloop') if name in sys.modules)\n"
+    "atexit.register(lambda: os.write(2, loops().encode()))\n"
+    "from shipcode_mcp.cli import main\n"
+    "sys.argv[0] = 'shipcode-mcp'\n"
+    "raise SystemExit(main())\n"
+)
+
+
+def test_only_apps_with_deferred_work_import_an_event_loop(engine_name: str) -> None:
+    def loops(*target: str) -> bytes:
+        command = [sys.executable, "-c", LOOPS_IMPORTED, *target]
+        done = subprocess.run(command, input=request("ping"), capture_output=True, env=engine_env(engine_name))
+        assert (done.returncode, done.stdout) == (0, pong(1))
+        return done.stderr
+
+    uvloop = importlib.util.find_spec("uvloop") is not None and not os.environ.get("SHIPCODE_MCP_NO_UVLOOP")
+    assert (loops(), loops(APP)) == (b"", b"asyncio uvloop" if uvloop else b"asyncio")
 
 
 def test_blocking_tools_run_concurrently_in_worker_threads(engine_name: str) -> None:

@@ -106,7 +106,9 @@ def build_parser():  # -> argparse.ArgumentParser
             "2 for a usage error or a target that cannot be loaded. "
             "Environment: SHIPCODE_MCP_NO_EXTENSIONS=1 forces the pure-Python engine "
             "(the compiled engine is used when it is installed); SHIPCODE_MCP_REQUIRE_EXTENSIONS=1 "
-            "refuses to start on the pure engine when the compiled one cannot be imported."
+            "refuses to start on the pure engine when the compiled one cannot be imported; "
+            "SHIPCODE_MCP_NO_UVLOOP=1 serves async apps on asyncio's event loop even when uvloop "
+            "is installed."
         ),
     )
     parser.add_argument(

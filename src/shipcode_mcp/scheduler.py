@@ -58,6 +58,23 @@ STRAGGLER_TAIL = error_tail(INTERNAL_ERROR, "Request cancelled at end of input")
 GC_YOUNG_THRESHOLD = 10_000
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop when it is installed (``pip install shipcode-mcp[uvloop]``) and
+    ``SHIPCODE_MCP_NO_UVLOOP`` is unset or empty, else asyncio's.
+
+    The two serve alike, byte for byte; uvloop runs callbacks, timers and I/O in C, for
+    about a third less CPU per async call.
+    """
+    if not os.environ.get("SHIPCODE_MCP_NO_UVLOOP"):
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
+
+
 class WorkerPool(Executor):
     """Up to ``workers`` daemon threads, started as needed: a blocking tool that never
     returns cannot keep the process from exiting."""
@@ -115,7 +132,7 @@ class Scheduler:
         self.max_concurrency = max_concurrency
         self.workers = workers
         self.eof_grace = eof_grace
-        self.loop = asyncio.new_event_loop()
+        self.loop = new_event_loop()
         self.jobs: dict[Any, bytes] = {}  # task or future in flight -> its id bytes
         self.silenced: set[Any] = set()  # cancelled: never answered
         self.pending: dict[bytes, tuple[asyncio.Future, str]] = {}  # requests to the client
@@ -158,10 +175,7 @@ class Scheduler:
         try:
             loop.add_reader(wake_read, self._on_signal, wake_read)
             self.stops.interruptible = False
-            if self.stops.signum is not None:
-                self._stop(f"signal {self.stops.signum}")
-            else:
-                self._start_reading()
+            loop.call_soon(self._begin, wake_write)
             loop.run_forever()
             self._settle()
         finally:
@@ -173,6 +187,20 @@ class Scheduler:
             os.close(wake_write)
             self.session.scheduler = None
         return self.reason
+
+    def _begin(self, wake_write: int) -> None:
+        """The loop's first turn: stop if a signal came already, else start reading.
+
+        uvloop points the wakeup descriptor at a pipe of its own while it runs: it is pointed
+        back here, so that a stop signal wakes this server on either loop.
+        """
+        import signal
+
+        signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+        if self.stops.signum is not None:
+            self._stop(f"signal {self.stops.signum}")
+        else:
+            self._start_reading()
 
     def _settle(self) -> None:
         """Let cancelled handlers unwind (for at most a second) before the loop is left."""

@@ -58,6 +58,12 @@ def started() -> str:
     return str(len(_started))
 
 
+@app.tool()
+async def loop() -> str:
+    """Which event loop serves: "asyncio" or "uvloop"."""
+    return type(asyncio.get_running_loop()).__module__.partition(".")[0]
+
+
 @app.tool(blocking=True)
 def meet(n: int) -> str:
     """Blocks until a second call meets it: only concurrent threads get through."""
