@@ -39,7 +39,7 @@ def machine_info(specs: list) -> dict:
     versions = {"orjson": orjson.__version__}
     from importlib import metadata
 
-    for dist in ("shipcode-mcp", "mcp", "fastmcp", "matplotlib", "Cython"):
+    for dist in ("shipcode-mcp", "uvloop", "mcp", "fastmcp", "matplotlib", "Cython"):
         try:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
