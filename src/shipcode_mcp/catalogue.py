@@ -193,19 +193,16 @@ class Catalogue:
 
     def call_tool(self, params: dict[str, Any] | None) -> Any:
         """``tools/call``: look the tool up, validate its arguments, run it."""
-        if params is None:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        name = params.get("name")
-        if type(name) is not str:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        tool = self.tools.get(name)
-        if tool is None:
-            raise RpcError(INVALID_PARAMS, UNKNOWN_TOOL)
         try:
-            arguments = tool.validate(params.get("arguments", _NO_ARGUMENTS))
+            name = params["name"]
+            tool = self.tools[name]
+        except (TypeError, KeyError):  # no params, no name, a name that is not a string, no such tool
+            name = params.get("name") if params is not None else None
+            raise RpcError(INVALID_PARAMS, UNKNOWN_TOOL if type(name) is str else "Invalid params") from None
+        try:
+            return tool.answer(params.get("arguments", _NO_ARGUMENTS), params)
         except InvalidArguments:
             return self.invalid_arguments[name]
-        return tool.call(arguments, params)
 
     def read_resource(self, params: dict[str, Any] | None) -> Any:
         """``resources/read``: the contents of one listed resource."""

@@ -14,7 +14,7 @@ from .context import Context
 from .errors import HANDLER_FAULTS, ToolError
 from .jsontext import dumps
 from .results import error_result, tool_result
-from .schema import compile_output_check, compile_validator, infer_input_schema
+from .schema import FlatShape, compile_output_check, compile_validator, infer_input_schema
 from .session import ASYNC, INLINE, THREAD, Deferred
 
 _CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
@@ -69,6 +69,7 @@ class Tool:
         "annotations",
         "func",
         "validate",
+        "_check",
         "is_async",
         "blocking",
         "context_name",
@@ -103,6 +104,9 @@ class Tool:
         self.output_schema = output_schema
         self.annotations = annotations
         self.validate = compile_validator(self.input_schema)
+        # What answer() calls: a flat shape's bound method, which the interpreter calls
+        # inline, where calling the instance would go through __call__ from C.
+        self._check = self.validate.check if type(self.validate) is FlatShape else self.validate
         self.check_output = None if output_schema is None else compile_output_check(output_schema)
         #: True when a call is just ``func(**arguments)`` then :func:`tool_result`: callers
         #: may then call ``func`` themselves (and :meth:`failed` if it raises).
@@ -123,6 +127,20 @@ class Tool:
             entry["annotations"] = self.annotations
         return entry
 
+    def answer(self, arguments: object, params: dict[str, Any] | None) -> bytes | Deferred:
+        """The result body of a call with the client's ``arguments`` (see :meth:`call`).
+
+        Raises :class:`~shipcode_mcp.schema.InvalidArguments` when they do not match the
+        input schema.
+        """
+        arguments = self._check(arguments)
+        if self.plain:  # the common case, without the detour through call()
+            try:
+                return tool_result(self.func(**arguments))
+            except HANDLER_FAULTS as error:
+                return self.failed(error)
+        return self.call(arguments, params)
+
     def call(self, arguments: dict[str, Any], params: dict[str, Any] | None) -> bytes | Deferred:
         """The result body of a call with validated arguments, or the deferred work giving it.
 
@@ -130,11 +148,6 @@ class Tool:
         a tool cannot stop the server) shows ``Tool <name> failed`` and logs the traceback, as
         does a tool with an output schema that returns anything but a dict matching it.
         """
-        if self.plain:
-            try:
-                return tool_result(self.func(**arguments))
-            except HANDLER_FAULTS as error:
-                return self.failed(error)
         if not self.deferred:
             try:
                 return self.encode(self.func(**arguments))
@@ -194,7 +207,7 @@ class Resource:
     -32603 ``Internal error``.
     """
 
-    __slots__ = ("uri", "name", "title", "description", "mime_type", "read", "is_async", "context_name")
+    __slots__ = ("uri", "name", "title", "description", "mime_type", "read", "is_async", "context_name", "deferred")
 
     def __init__(
         self,
@@ -209,6 +222,8 @@ class Resource:
         self.read = read
         self.is_async = is_coroutine_function(read)
         self.context_name = context_parameter(read)
+        #: Whether reads are handed to the session instead of answered at once.
+        self.deferred = self.is_async or self.context_name is not None
         self.name = name or getattr(read, "__name__", uri)
         self.title = title
         self.description = description
@@ -217,11 +232,6 @@ class Resource:
 
             mime_type = mimetypes.guess_type(uri, strict=False)[0] or "text/plain"
         self.mime_type = mime_type
-
-    @property
-    def deferred(self) -> bool:
-        """Whether reads are handed to the session instead of answered at once."""
-        return self.is_async or self.context_name is not None
 
     def listing(self) -> dict[str, Any]:
         """The resource's entry in ``resources/list``."""
@@ -241,9 +251,9 @@ class Resource:
         """
         read = self.read
         uri = self.uri if uri is None else uri
-        kwargs = {} if values is None else values
         if not self.deferred:
-            return self.body(uri, read(**kwargs))
+            return self.body(uri, read() if values is None else read(**values))
+        kwargs = {} if values is None else values
         context_name = self.context_name
         if self.is_async:
 

@@ -106,16 +106,16 @@ def number_text(value: int | float) -> str:
     """
     if type(value) is int:
         return str(value)
+    text = repr(value)  # shortest round-trip digits, like ECMAScript
+    if "e" not in text and "n" not in text:  # neither "inf" nor "nan"
+        # Python writes 1e-4 <= |x| < 1e16 positionally, as ECMAScript does, but with ".0".
+        if text.endswith(".0"):
+            return "0" if value == 0 else text[:-2]
+        return text
     if value != value:
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "0"
-    text = repr(value)  # shortest round-trip digits, like ECMAScript
-    if "e" not in text:
-        # Python writes 1e-4 <= |x| < 1e16 positionally, as ECMAScript does, but with ".0".
-        return text[:-2] if text.endswith(".0") else text
     sign = ""
     if text[0] == "-":
         sign, text = "-", text[1:]

@@ -37,7 +37,17 @@ from .session import PAUSE, Deferred
 if TYPE_CHECKING:
     from .catalogue import Catalogue
 
-_MISSING = object()
+
+class _Missing:
+    """The type of :data:`_MISSING`."""
+
+    __slots__ = ()
+
+
+#: A member the message does not have (``None`` is JSON ``null``).
+_MISSING = _Missing()
+#: What a request's ``params`` may be: an object, an array, or absent.
+_PARAMS_KINDS = frozenset({dict, list, _Missing})
 
 
 class LineRules:
@@ -61,10 +71,9 @@ class LineRules:
 
     def line(self, line: bytes) -> bool:
         """Judge one line (without its ``\\n``); true when the engine must pause its input."""
-        out = self.out
         if len(line) > self.max and (len(line) > self.max + 1 or line[-1] != 13):
             if line.strip(BLANK_BYTES):
-                out.append(INVALID_REQUEST_NULL_LINE)
+                self.out.append(INVALID_REQUEST_NULL_LINE)
             return False
         try:
             message = _loads(line)
@@ -72,18 +81,17 @@ class LineRules:
             if not line.strip(BLANK_BYTES):
                 return False
             if not is_overflow_error(error):
-                out.append(PARSE_ERROR_LINE)
+                self.out.append(PARSE_ERROR_LINE)
                 return False
             try:
                 message = loads_overflowing(line)
             except ValueError:
-                out.append(PARSE_ERROR_LINE)
+                self.out.append(PARSE_ERROR_LINE)
                 return False
         if type(message) is not dict:
-            out.append(INVALID_REQUEST_NULL_LINE)
+            self.out.append(INVALID_REQUEST_NULL_LINE)
             return False
-        get = message.get
-        request_id = get("id", _MISSING)
+        request_id = message.get("id", _MISSING)
         if type(request_id) is int:
             id_bytes = b"%d" % request_id
         elif type(request_id) is str:
@@ -93,23 +101,19 @@ class LineRules:
         elif request_id is _MISSING:
             id_bytes = None
         else:
-            out.append(INVALID_REQUEST_NULL_LINE)
+            self.out.append(INVALID_REQUEST_NULL_LINE)
             return False
-        method = get("method", _MISSING)
-        if method is _MISSING and ("result" in message or "error" in message):
-            if id_bytes is not None:
-                self.session.response(id_bytes, message)
-            return False  # a response from the client
-        params = get("params", _MISSING)
-        if (
-            type(method) is not str
-            or get("jsonrpc") != "2.0"
-            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
-        ):
+        method = message.get("method", _MISSING)
+        params = message.get("params", _MISSING)
+        if type(method) is not str or type(params) not in _PARAMS_KINDS or message.get("jsonrpc") != "2.0":
+            if method is _MISSING and ("result" in message or "error" in message):
+                if id_bytes is not None:
+                    self.session.response(id_bytes, message)
+                return False  # a response from the client
             if id_bytes is None:
-                out.append(INVALID_REQUEST_NULL_LINE)
+                self.out.append(INVALID_REQUEST_NULL_LINE)
             else:
-                out += (RESPONSE_HEAD, id_bytes, INVALID_REQUEST_TAIL)
+                self.out.extend((RESPONSE_HEAD, id_bytes, INVALID_REQUEST_TAIL))
             return False
         if id_bytes is None:
             if method == INITIALIZED_NOTIFICATION:
@@ -119,11 +123,11 @@ class LineRules:
             return False  # notifications are never answered
         route = self.routes.get(method)
         if route is None:
-            out += (RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL)
+            self.out.extend((RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL))
         elif type(params) is list:
-            out += (RESPONSE_HEAD, id_bytes, INVALID_PARAMS_TAIL)
+            self.out.extend((RESPONSE_HEAD, id_bytes, INVALID_PARAMS_TAIL))
         elif type(route) is bytes:
-            out += (RESPONSE_HEAD, id_bytes, route)
+            self.out.extend((RESPONSE_HEAD, id_bytes, route))
         else:
             return self.handle(id_bytes, method, route, None if params is _MISSING else params)
         return False
@@ -135,12 +139,10 @@ class LineRules:
             self.before_handler()
         try:
             body = route(params)
-            if type(body) is Deferred:
-                body = self.session.defer(id_bytes, body)
-                if body is None:
-                    return False  # in flight: answered when done
-                if body is PAUSE:
-                    return True
+            if type(body) is not bytes:
+                body = self._settle(id_bytes, method, body)
+                if body is None or body is PAUSE:
+                    return body is PAUSE
         except RpcError as error:
             out += (RESPONSE_HEAD, id_bytes, error.tail)
             # A handler raising one shared instance again and again would extend its
@@ -150,12 +152,20 @@ class LineRules:
             log_exception(f"internal error answering {method!r}")
             out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
         else:
-            if type(body) is bytes:
-                out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
-            else:
-                log(
-                    "error",
-                    f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes",
-                )
-                out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
+            out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
         return False
+
+    def _settle(self, id_bytes: bytes, method: str, body: object) -> bytes | object | None:
+        """A handler's answer other than bytes: hand deferred work to the session.
+
+        Returns the result body when the work finished at once, :data:`PAUSE` when input must
+        pause, or None when the answer comes later or is already written (a handler that
+        returned neither bytes nor deferred work: an internal error).
+        """
+        if type(body) is Deferred:
+            body = self.session.defer(id_bytes, body)
+            if body is None or body is PAUSE or type(body) is bytes:
+                return body
+        log("error", f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes")
+        self.out.extend((RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL))
+        return None

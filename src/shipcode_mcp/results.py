@@ -38,7 +38,7 @@ def tool_result(value: object, structured: bool = False) -> bytes:
     if kind is int:
         return b'%b"%d"%b' % (TEXT_HEAD, value, TEXT_TAIL)  # digits need no escaping
     if kind is float:
-        return text_result(number_text(value))
+        return TEXT_HEAD + dumps(number_text(value)) + TEXT_TAIL
     if kind is bool:
         return text_result("true" if value else "false")
     if value is None:

@@ -42,7 +42,6 @@ _SCALAR_TYPES: dict[str, frozenset[type]] = {
 # Property keywords that do not change what is valid.
 _ANNOTATION_KEYWORDS = frozenset({"type", "title", "description", "default", "examples"})
 
-_NOTHING: frozenset[type] = frozenset()
 _HINT_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 
 
@@ -182,11 +181,12 @@ class FlatShape:
     reads it to validate such arguments straight from the input bytes.
     """
 
-    __slots__ = ("fields", "_types", "_required")
+    __slots__ = ("fields", "_types", "_count", "_required")
 
     def __init__(self, fields: tuple[tuple[str, str, bool], ...]) -> None:
         self.fields = fields
         self._types = {name: _SCALAR_TYPES[kind] for name, kind, _ in fields}
+        self._count = len(fields)
         self._required = tuple(name for name, _, required in fields if required)
 
     @classmethod
@@ -212,22 +212,27 @@ class FlatShape:
             fields.append((name, kind, name in required))
         return cls(tuple(fields))
 
-    def __call__(self, arguments: object) -> dict[str, Any]:
+    def check(self, arguments: object) -> dict[str, Any]:
+        """The arguments, when they fit the shape; :class:`InvalidArguments` if not."""
         if type(arguments) is not dict:
             raise InvalidArguments
         types = self._types
-        for name, value in arguments.items():
-            kind = type(value)
-            if kind not in types.get(name, _NOTHING):
-                raise InvalidArguments
-            if kind is float and not isfinite(value):  # only "number" admits floats
-                raise InvalidArguments
+        try:
+            for name, value in arguments.items():
+                kind = type(value)
+                # Only "number" admits floats, and only finite ones.
+                if kind not in types[name] or (kind is float and not isfinite(value)):
+                    raise InvalidArguments
+        except KeyError:  # not a field
+            raise InvalidArguments from None
         # Every key is a distinct field: when all fields are there, so are the required ones.
-        if len(arguments) != len(types):
+        if len(arguments) != self._count:
             for name in self._required:
                 if name not in arguments:
                     raise InvalidArguments
         return arguments
+
+    __call__ = check
 
 
 class _IntegralFloat(float):
