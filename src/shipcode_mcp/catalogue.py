@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .errors import HANDLER_FAULTS
 from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import (
@@ -29,7 +30,7 @@ from .protocol import (
     RESULT_TAIL,
     RpcError,
 )
-from .results import error_result
+from .results import error_result, tool_result
 from .schema import FlatShape, InvalidArguments, positional_count
 from .session import ASYNC, INLINE, Deferred, Session
 
@@ -200,9 +201,15 @@ class Catalogue:
             name = params.get("name") if params is not None else None
             raise RpcError(INVALID_PARAMS, UNKNOWN_TOOL if type(name) is str else "Invalid params") from None
         try:
-            return tool.answer(params.get("arguments", _NO_ARGUMENTS), params)
+            arguments = tool.check_arguments(params.get("arguments", _NO_ARGUMENTS))
         except InvalidArguments:
             return self.invalid_arguments[name]
+        if tool.plain:  # the common case, without the detour through Tool.call
+            try:
+                return tool_result(tool.func(**arguments))
+            except HANDLER_FAULTS as error:
+                return tool.failed(error)
+        return tool.call(arguments, params)
 
     def read_resource(self, params: dict[str, Any] | None) -> Any:
         """``resources/read``: the contents of one listed resource."""

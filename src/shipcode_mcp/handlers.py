@@ -69,7 +69,7 @@ class Tool:
         "annotations",
         "func",
         "validate",
-        "_check",
+        "check_arguments",
         "is_async",
         "blocking",
         "context_name",
@@ -104,9 +104,9 @@ class Tool:
         self.output_schema = output_schema
         self.annotations = annotations
         self.validate = compile_validator(self.input_schema)
-        # What answer() calls: a flat shape's bound method, which the interpreter calls
-        # inline, where calling the instance would go through __call__ from C.
-        self._check = self.validate.check if type(self.validate) is FlatShape else self.validate
+        #: ``validate`` in the form cheapest to call: a flat shape's bound ``check`` method,
+        #: which the interpreter calls inline (the instance is called through ``__call__`` from C).
+        self.check_arguments = self.validate.check if type(self.validate) is FlatShape else self.validate
         self.check_output = None if output_schema is None else compile_output_check(output_schema)
         #: True when a call is just ``func(**arguments)`` then :func:`tool_result`: callers
         #: may then call ``func`` themselves (and :meth:`failed` if it raises).
@@ -126,20 +126,6 @@ class Tool:
         if self.annotations is not None:
             entry["annotations"] = self.annotations
         return entry
-
-    def answer(self, arguments: object, params: dict[str, Any] | None) -> bytes | Deferred:
-        """The result body of a call with the client's ``arguments`` (see :meth:`call`).
-
-        Raises :class:`~shipcode_mcp.schema.InvalidArguments` when they do not match the
-        input schema.
-        """
-        arguments = self._check(arguments)
-        if self.plain:  # the common case, without the detour through call()
-            try:
-                return tool_result(self.func(**arguments))
-            except HANDLER_FAULTS as error:
-                return self.failed(error)
-        return self.call(arguments, params)
 
     def call(self, arguments: dict[str, Any], params: dict[str, Any] | None) -> bytes | Deferred:
         """The result body of a call with validated arguments, or the deferred work giving it.

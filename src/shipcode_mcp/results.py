@@ -17,6 +17,8 @@ from .jsontext import dumps, number_text
 TEXT_HEAD = b'{"content":[{"type":"text","text":'
 TEXT_TAIL = b"}]}"
 _ERROR_TAIL = b'}],"isError":true}'
+#: The result body of an integer: one format, its digits need no escaping.
+_INT_RESULT = TEXT_HEAD + b'"%d"' + TEXT_TAIL
 EMPTY_CONTENT = b'{"content":[]}'
 
 
@@ -36,7 +38,7 @@ def tool_result(value: object, structured: bool = False) -> bytes:
     if kind is str:
         return TEXT_HEAD + dumps(value) + TEXT_TAIL
     if kind is int:
-        return b'%b"%d"%b' % (TEXT_HEAD, value, TEXT_TAIL)  # digits need no escaping
+        return _INT_RESULT % value
     if kind is float:
         return TEXT_HEAD + dumps(number_text(value)) + TEXT_TAIL
     if kind is bool:

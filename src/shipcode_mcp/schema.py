@@ -214,16 +214,14 @@ class FlatShape:
 
     def check(self, arguments: object) -> dict[str, Any]:
         """The arguments, when they fit the shape; :class:`InvalidArguments` if not."""
-        if type(arguments) is not dict:
-            raise InvalidArguments
         types = self._types
         try:
-            for name, value in arguments.items():
+            for name, value in arguments.items():  # of the JSON values, only an object has items()
                 kind = type(value)
                 # Only "number" admits floats, and only finite ones.
                 if kind not in types[name] or (kind is float and not isfinite(value)):
                     raise InvalidArguments
-        except KeyError:  # not a field
+        except (AttributeError, KeyError):  # not an object; not a field
             raise InvalidArguments from None
         # Every key is a distinct field: when all fields are there, so are the required ones.
         if len(arguments) != self._count:
