@@ -88,10 +88,11 @@ class LineRules:
             except ValueError:
                 self.out.append(PARSE_ERROR_LINE)
                 return False
-        if type(message) is not dict:
+        try:
+            request_id = message.get("id", _MISSING)
+        except AttributeError:  # of the JSON values, only an object has get()
             self.out.append(INVALID_REQUEST_NULL_LINE)
             return False
-        request_id = message.get("id", _MISSING)
         if type(request_id) is int:
             id_bytes = b"%d" % request_id
         elif type(request_id) is str:
