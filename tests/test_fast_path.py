@@ -40,50 +40,12 @@ def both():
 
 def number_literals(rng: random.Random, count: int) -> list[str]:
     literals = [
-        "0",
-        "-0",
-        "0.0",
-        "-0.0",
-        "1",
-        "-1",
-        "1.5",
-        "1e2",
-        "1E2",
-        "1e+2",
-        "1e-2",
-        "-1.25e-3",
-        "0.1",
-        "0.2",
-        "123456789012345678",
-        "1234567890123456789",
-        "-123456789012345678",
-        "12345678901234567890",
-        "9223372036854775807",
-        "18446744073709551615",
-        "18446744073709551616",
-        "1e308",
-        "1e309",
-        "-1e309",
-        "1e400",
-        "4.9e-324",
-        "2e-324",
-        "1.7976931348623157e308",
-        "1.7976931348623159e308",
-        "01",
-        "1.",
-        ".5",
-        "1e",
-        "1e+",
-        "--1",
-        "+1",
-        "0x10",
-        "1.0e0",
-        "100000000000000000000",
-        "9007199254740993.0",
-        "0.30000000000000004",
-        "2.5e-7",
-        "1e21",
-        "1e-7",
+        "0", "-0", "0.0", "-0.0", "1", "-1", "1.5", "1e2", "1E2", "1e+2", "1e-2", "-1.25e-3", "0.1", "0.2",
+        "123456789012345678", "1234567890123456789", "-123456789012345678", "12345678901234567890",
+        "9223372036854775807", "18446744073709551615", "18446744073709551616", "1e308", "1e309", "-1e309",
+        "1e400", "4.9e-324", "2e-324", "1.7976931348623157e308", "1.7976931348623159e308", "01", "1.", ".5",
+        "1e", "1e+", "--1", "+1", "0x10", "1.0e0", "100000000000000000000", "9007199254740993.0",
+        "0.30000000000000004", "2.5e-7", "1e21", "1e-7",
     ]
     for _ in range(count):
         mantissa = str(rng.randint(0, 10 ** rng.randint(1, 20)))
@@ -101,10 +63,8 @@ def test_add_with_number_literals(both) -> None:
     lines = []
     for i, literal in enumerate(literals):
         other = rng.choice(literals)
-        lines.append(
-            f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add",'
-            f'"arguments":{{"a":{literal},"b":{other}}}}}}}\n'
-        )
+        lines.append(f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add",'
+                     f'"arguments":{{"a":{literal},"b":{other}}}}}}}\n')
     data = "".join(lines).encode()
     compiled, pure = both(data)
     assert compiled == pure
@@ -112,32 +72,9 @@ def test_add_with_number_literals(both) -> None:
 
 
 def test_ids(both) -> None:
-    ids = [
-        "0",
-        "-0",
-        "7",
-        "-7",
-        "123456789012345678",
-        "1234567890123456789",
-        "-9223372036854775808",
-        "18446744073709551615",
-        "18446744073709551616",
-        "1.0",
-        "1e3",
-        '""',
-        '"a"',
-        '"é"',
-        '"\\u00e9"',
-        '"a\\"b"',
-        '"\x7f"',
-        '"\xf0\x9f\x98\x80"',
-        "null",
-        "true",
-        "[]",
-        "{}",
-        '"\xed\xa0\x80"',
-        '"\xc3"',
-    ]
+    ids = ["0", "-0", "7", "-7", "123456789012345678", "1234567890123456789", "-9223372036854775808",
+           "18446744073709551615", "18446744073709551616", "1.0", "1e3", '""', '"a"', '"é"', '"\\u00e9"',
+           '"a\\"b"', '"\x7f"', '"\xf0\x9f\x98\x80"', "null", "true", "[]", "{}", '"\xed\xa0\x80"', '"\xc3"']
     data = b"".join(
         b'{"jsonrpc":"2.0","id":' + literal.encode("utf-8", "surrogateescape") + b',"method":"ping"}\n'
         for literal in ids
@@ -146,49 +83,13 @@ def test_ids(both) -> None:
     assert compiled == pure
 
 
-STRINGS = [
-    "",
-    "x",
-    "hello world",
-    "é",
-    "日本",
-    "😀",
-    "a\\nb",
-    'a\\"b',
-    "\x7f",
-    "\\u0000",
-    "\\ud83d\\ude00",
-    "/",
-    "\\/",
-    "a" * 1000,
-]
-RAW_STRINGS = [
-    b"\xc3\xa9",
-    b"\xe0\xa0\x80",
-    b"\xed\x9f\xbf",
-    b"\xee\x80\x80",
-    b"\xef\xbf\xbf",
-    b"\xf0\x90\x80\x80",
-    b"\xf4\x8f\xbf\xbf",
-    b"\xc0\x80",
-    b"\xc1\xbf",
-    b"\xe0\x9f\xbf",
-    b"\xed\xa0\x80",
-    b"\xf0\x8f\xbf\xbf",
-    b"\xf4\x90\x80\x80",
-    b"\xf5\x80\x80\x80",
-    b"\xff",
-    b"\x80",
-    b"\xc3",
-    b"\xe2\x82",
-    b"\x01",
-    b"\t",
-    b"abcdefg\x1fhijklmnop",
-    b'abcdefghijklmno\\"pq',
-    b"abcdefghijkl\xc3\xa9mnopqrstuvw\xe2\x82xyz",
-    b"abcdefghijkl\xc3\xa9mnopqrstuvw\xed\xa0\x80xyz",
-    b"\xf0\x9f\x98\x80" * 5 + b"abcdefgh\xff",
-]
+STRINGS = ["", "x", "hello world", "é", "日本", "😀", "a\\nb", 'a\\"b', "\x7f", "\\u0000", "\\ud83d\\ude00", "/",
+           "\\/", "a" * 1000]
+RAW_STRINGS = [b"\xc3\xa9", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xee\x80\x80", b"\xef\xbf\xbf", b"\xf0\x90\x80\x80",
+               b"\xf4\x8f\xbf\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xf0\x8f\xbf\xbf",
+               b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\x01", b"\t",
+               b"abcdefg\x1fhijklmnop", b'abcdefghijklmno\\"pq', b"abcdefghijkl\xc3\xa9mnopqrstuvw\xe2\x82xyz",
+               b"abcdefghijkl\xc3\xa9mnopqrstuvw\xed\xa0\x80xyz", b"\xf0\x9f\x98\x80" * 5 + b"abcdefgh\xff"]
 
 
 def test_echo_strings(both) -> None:
