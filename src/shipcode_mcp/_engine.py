@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False
 
 NO_EXTENSIONS = bool(os.environ.get("SHIPCODE_MCP_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
 REQUIRE_EXTENSIONS = bool(os.environ.get("SHIPCODE_MCP_REQUIRE_EXTENSIONS"))

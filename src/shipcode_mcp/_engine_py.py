@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from time import monotonic
-from typing import TYPE_CHECKING
 
 from .lines import LineRules
 from .protocol import (
@@ -32,6 +31,7 @@ from .protocol import (
     STOP_FLUSH_PIECE,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalogue import Catalogue
 

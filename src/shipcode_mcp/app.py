@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from .errors import ToolError
 from .handlers import Resource, Tool
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
+    from typing import Any
 
     from .catalogue import Catalogue
     from .prompts import Prompt

@@ -16,8 +16,6 @@ A :class:`Catalogue` is what an engine serves, as plain data and named callables
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
-
 from .errors import HANDLER_FAULTS
 from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
@@ -34,8 +32,10 @@ from .results import error_result, tool_result
 from .schema import FlatShape, InvalidArguments, positional_count
 from .session import ASYNC, INLINE, Deferred, Session
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from .app import Server
     from .handlers import Tool
@@ -76,20 +76,32 @@ def constant_answer(result: dict[str, Any]) -> bytes:
     return RESULT_MID + dumps(result) + RESULT_TAIL
 
 
-class FastTool(NamedTuple):
+class FastTool:
     """A plain tool with a flat argument shape, for engines that check arguments themselves."""
 
-    name: str
-    #: The function, called with the arguments by name (or by position: see ``positional``).
-    func: Callable[..., Any]
-    #: ``(name, json_type, required)`` per argument (see :class:`~shipcode_mcp.schema.FlatShape`).
-    fields: tuple[tuple[str, str, bool], ...]
-    #: How many fields, from the first, may be passed by position (see :func:`~shipcode_mcp.schema.positional_count`).
-    positional: int
-    #: The result body of a call with invalid arguments.
-    invalid: bytes
-    #: ``failed(error)``: the result body of a call whose function raised ``error``.
-    failed: Callable[[BaseException], bytes]
+    __slots__ = ("name", "func", "fields", "positional", "invalid", "failed")
+
+    def __init__(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        fields: tuple[tuple[str, str, bool], ...],
+        positional: int,
+        invalid: bytes,
+        failed: Callable[[BaseException], bytes],
+    ) -> None:
+        self.name = name
+        #: The function, called with the arguments by name (or by position: see ``positional``).
+        self.func = func
+        #: ``(name, json_type, required)`` per argument (see :class:`~shipcode_mcp.schema.FlatShape`).
+        self.fields = fields
+        #: How many fields, from the first, may be passed by position (see
+        #: :func:`~shipcode_mcp.schema.positional_count`).
+        self.positional = positional
+        #: The result body of a call with invalid arguments.
+        self.invalid = invalid
+        #: ``failed(error)``: the result body of a call whose function raised ``error``.
+        self.failed = failed
 
 
 class Catalogue:

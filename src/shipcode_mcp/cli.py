@@ -10,12 +10,12 @@ and ``argparse`` are built only when there is something to parse.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from . import _log
 from .protocol import DEFAULT_MAX_MESSAGE_BYTES, ServerStop
 from .signals import stop_signals
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -8,14 +8,15 @@ and may be awaited (so they work in sync handlers too); ``sample``, ``elicit`` a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from orjson import loads
 
 from .errors import ClientError
 from .protocol import LOG_LEVELS, LOG_RANK
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .session import Session
 
 

@@ -26,13 +26,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import TYPE_CHECKING
 
 from ._log import log
 from .handlers import Resource
 from .limits import DEFAULT_MAX_RESOURCE_BYTES
 from .protocol import INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

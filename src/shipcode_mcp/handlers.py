@@ -8,7 +8,6 @@ def`` function, ``blocking=True``, a ``Context`` parameter) becomes a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from .context import Context
 from .errors import HANDLER_FAULTS, ToolError
@@ -16,6 +15,10 @@ from .jsontext import dumps
 from .results import error_result, tool_result
 from .schema import FlatShape, compile_output_check, compile_validator, infer_input_schema
 from .session import ASYNC, INLINE, THREAD, Deferred
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from math import inf as INFINITY
 from time import monotonic
-from typing import TYPE_CHECKING
 
 from orjson import JSONDecodeError
 from orjson import loads as _loads
@@ -34,6 +33,7 @@ from .protocol import (
 )
 from .session import PAUSE, Deferred
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalogue import Catalogue
 

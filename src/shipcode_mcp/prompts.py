@@ -9,7 +9,7 @@ any of these.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any  # read at run time: a hint of Any
 
 from .handlers import context_parameter, docstring, is_coroutine_function, progress_token
 from .jsontext import dumps

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from .protocol import DEFAULT_MAX_MESSAGE_BYTES, ServerStop
 from .signals import stop_signals
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .app import Server
 

@@ -26,7 +26,6 @@ import gc
 import os
 import threading
 from concurrent.futures import Executor, Future
-from typing import TYPE_CHECKING, Any
 
 from ._log import log, log_exception
 from .errors import ClientError
@@ -46,7 +45,10 @@ from .protocol import (
 from .session import ASYNC, INLINE, PAUSE, settled
 from .signals import keep_off_this_thread
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .session import Deferred, Session
     from .signals import StopSignals
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from math import isfinite
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -9,14 +9,14 @@ hand it to :meth:`Session.defer`. With a scheduler attached (the concurrent serv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .context import Context
 from .errors import ClientError
 from .jsontext import dumps
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 #: ``Deferred.mode``: run now, in order, on the line processor (a sync tool taking a Context).
 INLINE = 0

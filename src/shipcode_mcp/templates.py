@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from .handlers import Resource
 from .schema import parameter_names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PART = re.compile(r"\{([^{}/]*)\}")
 
