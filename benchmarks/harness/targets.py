@@ -138,6 +138,8 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
             bound = our_bound or ("<" if ts_bound else "")
             why = our_why or ts_why or ("both runs cut at the limit" if value is None else "only a bound was measured")
             add("slow", f"slow x{size:,}: {name} / TypeScript SDK wall time", value, "<=", 0.5, bound, why)
+        cpu = {name: med(slow.get(str(size), {}).get(name), "cpu_us_per_call") for name in ("compiled", "ts-sdk")}
+        add("slow", f"slow x{size:,}: compiled / TypeScript SDK, server CPU per call", div(*cpu.values()), "info", 0)
     return rows
 
 
