@@ -18,7 +18,7 @@ from cpython.exc cimport PyErr_CheckSignals, PyErr_SetFromErrno
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
 from cpython.mem cimport PyMem_Free
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
 from libc.math cimport fabs, frexp, isfinite, isinf, ldexp
 from libc.stdlib cimport free, malloc, realloc
@@ -53,6 +53,8 @@ cdef extern from "Python.h":
     char* PyOS_double_to_string(double value, char format_code, int precision, int flags, int* kind) except NULL
     object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
     size_t PY_VECTORCALL_ARGUMENTS_OFFSET
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object text)
 
 cdef extern from "errno.h":
     int EWOULDBLOCK
@@ -450,7 +452,9 @@ cdef class _FastTool:
     cdef bytes invalid     # its "Invalid arguments for <tool>" result body
     cdef int count
     cdef int positional    # the first fields that are also the function's first parameters, in order
-    cdef list field_names  # bytes
+    cdef list field_names  # bytes, kept alive for field_text
+    cdef const char* field_text[MAX_MEMBERS]
+    cdef Py_ssize_t field_len[MAX_MEMBERS]
     cdef list field_keys   # str
     cdef unsigned int admits[MAX_MEMBERS]  # per field: a bit (1 << V_*) per value kind it admits
     cdef bint required[MAX_MEMBERS]
@@ -474,9 +478,12 @@ cdef inline bint _fits(unsigned int admits, int value_kind) noexcept nogil:
 
 
 cdef object _value(Member* m):
+    cdef object text
     if m.kind == V_STR:
-        if m.ascii:
-            return PyUnicode_DecodeASCII(<const char*>m.val, m.val_len, NULL)
+        if m.ascii:  # already checked: a compact ASCII str is its bytes
+            text = PyUnicode_New(m.val_len, 127)
+            memcpy(PyUnicode_DATA(text), m.val, m.val_len)
+            return text
         return PyUnicode_DecodeUTF8(<const char*>m.val, m.val_len, NULL)
     if m.kind == V_INT:
         return PyLong_FromLongLong(m.ival)
@@ -782,6 +789,8 @@ cdef class Engine:
             fast.field_keys = []
             for i, (field, kind, required) in enumerate(spec.fields):
                 fast.field_names.append(field.encode("utf-8"))
+                fast.field_text[i] = PyBytes_AS_STRING(fast.field_names[i])
+                fast.field_len[i] = PyBytes_GET_SIZE(fast.field_names[i])
                 fast.field_keys.append(field)
                 fast.admits[i] = _ADMITS[kind]
                 fast.required[i] = required
@@ -1232,8 +1241,7 @@ cdef class Engine:
             m = &arguments[i]
             slots[i] = -1
             for j in range(tool.count):
-                if _same(m.key, m.key_len, PyBytes_AS_STRING(<bytes>tool.field_names[j]),
-                         PyBytes_GET_SIZE(<bytes>tool.field_names[j])):
+                if _same(m.key, m.key_len, tool.field_text[j], tool.field_len[j]):
                     slots[i] = j
                     break
             if slots[i] < 0 or not _fits(tool.admits[slots[i]], m.kind):
