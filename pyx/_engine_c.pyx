@@ -156,6 +156,10 @@ cdef extern from *:
     #define BYTE_ONES 0x0101010101010101ULL
     #define BYTE_HIGHS 0x8080808080808080ULL
     #define TRAILING_ZERO_BITS(value) __builtin_ctzll(value)
+    /* The powers of ten a double holds exactly. */
+    static const double EXACT_POWERS_OF_TEN[23] = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
     /* 8 bytes as a word whose least significant byte is the first one. */
     static inline unsigned long long load_word(const unsigned char* p) {
@@ -214,6 +218,7 @@ cdef extern from *:
     }
     """
     int TRAILING_ZERO_BITS(unsigned long long value) noexcept nogil  # value != 0
+    const double EXACT_POWERS_OF_TEN[23]
     Py_ssize_t plain_run(const unsigned char* p, const unsigned char* end, int ascii) noexcept nogil
 
 
@@ -282,8 +287,17 @@ cdef inline int _string(Scan* s, Member* m) noexcept nogil:
     return 0
 
 
+DEF MAX_EXACT_DIGITS = 15  # a decimal mantissa of this many digits is below 2**53: exact in a double
+DEF MAX_EXACT_POWER = 22  # the largest power of ten a double holds exactly
+
+
 cdef int _number(Scan* s, Member* m) noexcept:
-    """Scan a JSON number literal: a short integer (not -0) or a finite double; 1 if accepted."""
+    """Scan a JSON number literal: a short integer (not -0) or a finite double; 1 if accepted.
+
+    A double with at most 15 digits and a power of ten up to 22 is one exact multiplication or
+    division of two exact doubles, so it is correctly rounded, as Python's own conversion is
+    (which reads every other double).
+    """
     cdef const unsigned char* p = s.p
     cdef const unsigned char* start = p
     cdef const unsigned char* end = s.end
@@ -291,6 +305,11 @@ cdef int _number(Scan* s, Member* m) noexcept:
     cdef bint fraction = False
     cdef long long value = 0
     cdef int digits = 0
+    cdef unsigned long long mantissa = 0  # every digit, fraction included, while there are few
+    cdef int places = 0  # digits after the point
+    cdef int power = 0  # the exponent as written
+    cdef int power_sign = 1
+    cdef int power_digits = 0
     cdef char* stop = NULL
     if p < end and p[0] == 45:  # '-'
         negative = True
@@ -306,21 +325,31 @@ cdef int _number(Scan* s, Member* m) noexcept:
             if digits <= MAX_INT_DIGITS:
                 value = value * 10 + (p[0] - 48)
             p += 1
+    if digits <= MAX_EXACT_DIGITS:
+        mantissa = <unsigned long long>value
     if p < end and p[0] == 46:  # '.' digits
         fraction = True
         p += 1
         if p >= end or not (48 <= p[0] <= 57):
             return 0
         while p < end and 48 <= p[0] <= 57:
+            digits += 1
+            places += 1
+            if digits <= MAX_EXACT_DIGITS:
+                mantissa = mantissa * 10 + (p[0] - 48)
             p += 1
     if p < end and (p[0] == 101 or p[0] == 69):  # exponent
         fraction = True
         p += 1
         if p < end and (p[0] == 43 or p[0] == 45):
+            power_sign = -1 if p[0] == 45 else 1
             p += 1
         if p >= end or not (48 <= p[0] <= 57):
             return 0
         while p < end and 48 <= p[0] <= 57:
+            power_digits += 1
+            if power_digits <= 4:
+                power = power * 10 + (p[0] - 48)
             p += 1
     if p < end and (48 <= p[0] <= 57):
         return 0  # digits after a leading zero
@@ -332,13 +361,23 @@ cdef int _number(Scan* s, Member* m) noexcept:
         m.kind = V_INT
         m.ival = -value if negative else value
     else:
-        # Python's own correctly rounded conversion (float(text)); it stops at the delimiter.
-        try:
-            m.fval = PyOS_string_to_double(<const char*>start, &stop, NULL)
-        except Exception:
-            return 0
-        if stop != <char*>p or not isfinite(m.fval):
-            return 0  # overflow to infinity: the slow path decides
+        power = power_sign * power - places  # value == mantissa * 10**power
+        if digits <= MAX_EXACT_DIGITS and power_digits <= 4 and -MAX_EXACT_POWER <= power <= MAX_EXACT_POWER:
+            m.fval = <double>mantissa
+            if power >= 0:
+                m.fval *= EXACT_POWERS_OF_TEN[power]
+            else:
+                m.fval /= EXACT_POWERS_OF_TEN[-power]
+            if negative:
+                m.fval = -m.fval
+        else:
+            # Python's own correctly rounded conversion (float(text)); it stops at the delimiter.
+            try:
+                m.fval = PyOS_string_to_double(<const char*>start, &stop, NULL)
+            except Exception:
+                return 0
+            if stop != <char*>p or not isfinite(m.fval):
+                return 0  # overflow to infinity: the slow path decides
         m.kind = V_FLOAT
     s.p = p
     return 1
