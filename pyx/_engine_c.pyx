@@ -411,7 +411,7 @@ cdef int _scalar(Scan* s, Member* m) noexcept:
     return 0
 
 
-cdef int _key(Scan* s, Member* m) noexcept:
+cdef inline int _key(Scan* s, Member* m) noexcept:
     """Scan ``"key" :`` with a plain ASCII key; 1 if accepted."""
     cdef Member k
     if s.p >= s.end or s.p[0] != 34 or not _string(s, &k) or not k.ascii:
