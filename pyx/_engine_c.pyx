@@ -413,11 +413,18 @@ cdef int _scalar(Scan* s, Member* m) noexcept:
 
 cdef inline int _key(Scan* s, Member* m) noexcept:
     """Scan ``"key" :`` with a plain ASCII key; 1 if accepted."""
-    cdef Member k
-    if s.p >= s.end or s.p[0] != 34 or not _string(s, &k) or not k.ascii:
+    cdef const unsigned char* p
+    if s.p >= s.end or s.p[0] != 34:
         return 0
-    m.key = k.val
-    m.key_len = k.val_len
+    p = s.p + 1
+    p += plain_run(p, s.end, 1)
+    while p < s.end and 0x20 <= p[0] < 0x80 and p[0] != 34 and p[0] != 92:  # the last few bytes
+        p += 1
+    if p >= s.end or p[0] != 34:  # an escape, a control character or a non-ASCII byte first
+        return 0
+    m.key = s.p + 1
+    m.key_len = p - m.key
+    s.p = p + 1
     _skip_ws(s)
     if s.p >= s.end or s.p[0] != 58:  # ':'
         return 0

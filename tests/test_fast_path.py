@@ -428,3 +428,34 @@ def test_number_results(user_both) -> None:
     data = b"".join(call("value", f'{{"kind":"number","number":{value!r}}}', i) for i, value in enumerate(values))
     expected = b"".join(text_answer(i, f'"{number_text(value)}"') for i, value in enumerate(values))
     assert user_both(data) == expected
+
+
+COMMON_LINES = [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"method":"ping","jsonrpc":"2.0","id":"a"}',
+    ' { "jsonrpc" : "2.0" , "id" : 2 , "method" : "tools/list" } ',
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}',
+    '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}',
+    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"b":2.5,"a":-1e3}}}',
+    '{"method":"tools/call","params":{"arguments":{"text":"d\u00e9j\u00e0 vu"},"name":"echo"},"jsonrpc":"2.0","id":6}',
+    '{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///hello.txt"}}',
+    '{"jsonrpc":"2.0","id":8,"method":"nope"}',
+]
+
+
+def test_common_lines_never_reach_the_line_rules(monkeypatch) -> None:
+    """The fast path answers the common shapes itself (keys at the end of a line included)."""
+    from shipcode_mcp.lines import LineRules
+
+    reached = []
+    line_rules = LineRules.line
+
+    def line(self, data: bytes) -> bool:
+        reached.append(data)
+        return line_rules(self, data)
+
+    monkeypatch.setattr(LineRules, "line", line)
+    served = engine("compiled").Engine(default_catalogue())
+    data = "".join(line + "\n" for line in COMMON_LINES).encode()
+    assert served.feed(data) == predict(data)
+    assert reached == []
