@@ -80,8 +80,6 @@ cdef double _FLUSH_DELAY = FLUSH_DELAY
 cdef int _STOP_FLUSH_IDLE_MS = STOP_FLUSH_IDLE_MS
 cdef Py_ssize_t _STOP_FLUSH_PIECE = STOP_FLUSH_PIECE
 cdef bytes _UNKNOWN_TOOL_TAIL = error_tail(INVALID_PARAMS, UNKNOWN_TOOL)
-cdef bytes _TEXT_HEAD = TEXT_HEAD
-cdef bytes _TEXT_TAIL = TEXT_TAIL
 # A tool result of one text block, around the JSON string's characters.
 cdef bytes _TEXT_OPEN = RESULT_MID + TEXT_HEAD + b'"'
 cdef bytes _TEXT_CLOSE = b'"' + TEXT_TAIL + RESULT_TAIL
@@ -593,7 +591,7 @@ cdef bint _short_decimal(double value, char* digits, int* count, int* point) noe
     cdef int shift = TRAILING_ZERO_BITS(mantissa)
     cdef int places = 0
     cdef unsigned long long whole
-    cdef unsigned long long limit = 1000000000000000ULL  # 10**MAX_SHORT_DIGITS
+    cdef unsigned long long limit = 10 ** MAX_SHORT_DIGITS
     mantissa >>= shift
     exponent += shift - 53  # |value| == mantissa * 2**exponent, mantissa odd
     if exponent >= 0:
