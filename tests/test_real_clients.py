@@ -160,7 +160,7 @@ async def python_sdk_session(args: list[str], env: dict[str, str], steps: list, 
         "capabilities": init["capabilities"],
         "instructions": init.get("instructions"),
     }
-    assert init["protocolVersion"] == "2025-06-18"
+    assert init["protocolVersion"] == "2025-11-25"  # the client's own version: apps speak it
     return identity, outcomes
 
 
