@@ -292,13 +292,19 @@ def test_an_app_that_cannot_be_compiled_is_one_line_and_exit_2(tmp_path: Path, r
     )
 
 
-def test_a_folder_is_not_a_target(tmp_path: Path) -> None:
+@pytest.mark.parametrize("spelling", ["examples", "../{here}/examples", "examples/"])
+def test_a_folder_is_not_a_target(tmp_path: Path, spelling: str) -> None:
     (tmp_path / "examples").mkdir()
-    err = load_error("../" + tmp_path.name + "/examples", cwd=tmp_path)
+    target = spelling.format(here=tmp_path.name)
+    err = load_error(target, cwd=tmp_path)
     assert err == (
-        f"shipcode-mcp: error: '../{tmp_path.name}/examples' is a folder: name a Python file in it "
+        f"shipcode-mcp: error: {target!r} is a folder: name a Python file in it "
         "(path/to/file.py[:ATTR]) or a module (package.module[:ATTR])\n"
     )
+
+
+def test_a_package_folder_is_imported_as_a_module(package: Path) -> None:
+    assert load_error("demo_pkg", cwd=package) == "shipcode-mcp: error: 'demo_pkg' has no attribute 'app'\n"
 
 
 @pytest.mark.parametrize("target", ["app.py:", ":app", "app.py:1x", "pkg..mod:app", "bad-name:app"])

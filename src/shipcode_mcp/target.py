@@ -33,6 +33,8 @@ def load_target(target: str) -> Server:
     if not spec or not attribute or not all(part.isidentifier() for part in attribute.split(".")):
         raise TargetError(f"invalid target {target!r}: expected path/to/file.py[:ATTR] or package.module[:ATTR]")
     is_file = spec.endswith(".py") or os.sep in spec or "/" in spec
+    if not is_file and os.path.isdir(spec) and not os.path.isfile(os.path.join(spec, "__init__.py")):
+        is_file = True  # a plain folder, not a package: reported as a folder below
     try:
         if is_file:
             module = _load_file(spec)
@@ -69,7 +71,8 @@ def _load_file(path: str):  # -> ModuleType
 
     if os.path.isdir(path):
         raise TargetError(
-            f"{path!r} is a folder: name a Python file in it (path/to/file.py[:ATTR]) or a module (package.module[:ATTR])"
+            f"{path!r} is a folder: name a Python file in it (path/to/file.py[:ATTR]) "
+            "or a module (package.module[:ATTR])"
         )
     if not os.path.isfile(path):
         raise TargetError(f"no such file: {path!r}")
