@@ -154,10 +154,10 @@ def main(argv=None) -> int:
             ap.error("--save writes benchmarks/results/latest.*: it takes no --out or --tag")
         changes = uncommitted_changes()
         if changes != "" and not args.allow_dirty:
+            reason = f"commit (or stash) these changes first:\n{changes}" if changes else "this is not a git checkout"
             ap.error(
-                "--save publishes results, and published results come from a clean commit: "
-                + ("this is not a git checkout" if changes is None else "commit (or stash) these changes first:\n" + changes)
-                + "\n(--allow-dirty saves anyway; the report then names the commit with -dirty)"
+                f"--save publishes results, and published results come from a clean commit: {reason}\n"
+                "(--allow-dirty saves anyway; the report then names the commit with -dirty)"
             )
     t_start = time.perf_counter()
 
