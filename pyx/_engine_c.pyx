@@ -752,6 +752,8 @@ cdef class Engine:
     cdef Py_ssize_t _method_len[MAX_ROUTES]
     cdef list _tools
     cdef object _tool_lookup
+    cdef object _catalogue
+    cdef bint _slow_only      # every line to the line rules (an app that speaks only 2026-07-28)
     cdef Py_ssize_t _max
     cdef unsigned char* _partial
     cdef Py_ssize_t _partial_len
@@ -793,10 +795,19 @@ cdef class Engine:
         self._rules_line = self._rules.line
         self._rules_out = self._rules.out
         catalogue.session.emit = self.emit
+        self._catalogue = catalogue
+        self.refresh()
+        catalogue.on_refresh.append(self.refresh)
+
+    def refresh(self):
+        """Read the catalogue's routes and plain tools again (after the app changed them)."""
+        catalogue = self._catalogue
         self._route_table = []
         self._tools = []
         cdef _Route route
         cdef int i
+        # Without a handshake era, no line has a legacy answer: the line rules judge each one.
+        self._slow_only = catalogue.modern is not None and catalogue.modern.only
         for method, target in self._routes.items():
             route = _Route()
             route.method = method.encode("utf-8")
@@ -1116,9 +1127,10 @@ cdef class Engine:
             return 0
         if n == 0:
             return 0
-        fast = self._fast(p, n)
-        if fast:
-            return fast - 1
+        if not self._slow_only:
+            fast = self._fast(p, n)
+            if fast:
+                return fast - 1
         # The slow path: the line rules, written once for both engines.
         pause = self._rules_line(PyBytes_FromStringAndSize(<const char*>p, n))
         self._take_rules_out()

@@ -24,9 +24,10 @@ def serve(
     return run_server(engine, data, *args, cwd=cwd, timeout=timeout)
 
 
-def init_result(name: str, version: str, instructions: str | None = None) -> str:
+def init_result(name: str, version: str, instructions: str | None = None, protocol: str = "2025-11-25") -> str:
+    """An app's ``initialize`` result; a client that names no version gets the newest legacy one."""
     body = (
-        '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
+        f'{{"protocolVersion":"{protocol}","capabilities":{{"tools":{{}},"resources":{{}}}},'
         f'"serverInfo":{{"name":"{name}","version":"{version}"}}'
     )
     if instructions is not None:
@@ -77,7 +78,7 @@ UNITS_SESSION = request("initialize", {"protocolVersion": "2025-06-18"}, rid=1) 
     "convert", {"value": 100, "from_unit": "C", "to_unit": "F"}, rid=2
 )
 UNITS_ANSWERS = result(
-    init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures."), rid=1
+    init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures.", "2025-06-18"), rid=1
 ) + text("212", rid=2)
 
 

@@ -100,6 +100,9 @@ class Engine:
 
     # -- framing -------------------------------------------------------------------------
 
+    def refresh(self) -> None:
+        """The catalogue changed: nothing to do, the line rules read its tables as they are."""
+
     def feed(self, data: bytes) -> bytes:
         """Take the next chunk of input; return the answers it completes."""
         self._take(data)

@@ -371,6 +371,12 @@ class Scheduler:
         job.add_done_callback(self._job_done, context=self._done_context)
         return PAUSE if len(self.jobs) >= self.max_concurrency else None
 
+    def run_blocking(self, func, *args) -> Any:
+        """An awaitable of ``func(*args)`` run in the worker threads."""
+        if self.pool is None:
+            self.pool = WorkerPool(self.workers)
+        return self.loop.run_in_executor(self.pool, func, *args)
+
     def _done(self, job: Any) -> None:
         id_bytes = self.jobs.pop(job, None)
         if id_bytes is None:
