@@ -843,3 +843,16 @@ def test_2020_12_schemas_are_validated_with_2020_12_semantics(run, arguments: di
         else (b'{"content":[{"type":"text","text":"Invalid arguments for locate"}],"isError":true}')
     )
     assert out == result(expected)
+
+
+@pytest.mark.parametrize("tool", ["greet", "both"])
+def test_a_legacy_client_without_the_capability_gets_a_tool_error(run, tool: str) -> None:
+    out = run(
+        request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}}, rid=1)
+        + request("tools/call", {"name": tool}, rid=2),
+        catalogue=make_app().catalogue(),
+    )
+    message = "elicitation/create: the client did not declare the elicitation capability"
+    assert out == initialized("2025-11-25", 1) + result(
+        b'{"content":[{"type":"text","text":"%s"}],"isError":true}' % message.encode(), 2
+    )
