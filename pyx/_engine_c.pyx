@@ -1420,7 +1420,8 @@ cdef class Engine:
                 found = i
                 break
         if found < 0:
-            if self._route_count < len(self._route_table):
+            # More routes than the table holds, or a method 2026-07-28 may have: the line rules decide.
+            if self._route_count < len(self._route_table) or self._modern is not None:
                 return 0
             self._emit_answer(id_text, id_len, _METHOD_NOT_FOUND_TAIL)
             return 1

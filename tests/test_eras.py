@@ -212,6 +212,20 @@ def test_a_request_with_bad_meta_is_refused(run, meta: dict, expected: bytes) ->
     assert run(line, catalogue=make_app().catalogue()) == expected
 
 
+@pytest.mark.parametrize("method", ["server/discover", "subscriptions/listen"])
+def test_methods_of_2026_alone_are_judged_by_it_whatever_their_meta(run, method: str) -> None:
+    catalogue = make_app().catalogue()
+    out = run(
+        request(method, rid=1) + request(method, {"_meta": {CAPS: {}}}, rid=2) + request(method, {"_meta": []}, rid=3),
+        catalogue=catalogue,
+    )
+    assert out == (
+        error(-32602, "Missing _meta", 1)
+        + error(-32602, f"Missing {V} in _meta", 2)
+        + error(-32602, "Missing _meta", 3)
+    )
+
+
 def test_an_app_that_speaks_only_2026_judges_every_request_by_it(run) -> None:
     catalogue = make_app(protocol_versions=["2026-07-28"]).catalogue()
     out = run(
@@ -243,7 +257,10 @@ def test_an_unknown_resource_is_invalid_params_in_2026_and_not_found_before(run)
         + request("resources/read", {"uri": "file:///none"}, rid=2),
         catalogue=catalogue,
     )
-    assert out == error(-32602, "Resource not found", 1) + error(-32002, "Resource not found", 2)
+    assert out == (
+        b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"file:///none"}}}\n'
+        + error(-32002, "Resource not found", 2)
+    )
 
 
 # -- the legacy handshake beside it ---------------------------------------------------------------

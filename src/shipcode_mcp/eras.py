@@ -164,10 +164,11 @@ class ModernEra:
         session.listen(id_bytes, loads(id_bytes), agreed)
 
 
-def resource_not_found_as_invalid_params(error: RpcError) -> RpcError:
-    """2026-07-28 answers an unknown resource -32602, where earlier revisions answered -32002."""
+def resource_not_found_as_invalid_params(error: RpcError, params: dict[str, Any]) -> RpcError:
+    """2026-07-28 answers an unknown resource -32602 with the uri as ``data`` (the specification's
+    example, SEP-2164), where earlier revisions answered -32002."""
     if error.code == RESOURCE_NOT_FOUND:
-        return RpcError(INVALID_PARAMS, error.message)
+        return RpcError(INVALID_PARAMS, error.message, {"uri": params.get("uri")})
     return error
 
 
@@ -217,7 +218,7 @@ class ModernRoute:
         except InputRequired:
             raise asked_without_context(self.method) from None
         except RpcError as error:
-            raise resource_not_found_as_invalid_params(error) from None
+            raise resource_not_found_as_invalid_params(error, params) from None
         if type(body) is bytes:
             return self.era.finish(body, self.cacheable)
         if type(body) is Deferred:
@@ -255,7 +256,7 @@ class ModernWork:
         except InputRequired as ask:
             return self.route.asked(self.params, ask, self.round)
         except RpcError as error:
-            raise resource_not_found_as_invalid_params(error) from None
+            raise resource_not_found_as_invalid_params(error, self.params) from None
         return self.route.era.finish(body, self.route.cacheable)
 
     async def _run_async(self, args: tuple) -> bytes:
@@ -264,7 +265,7 @@ class ModernWork:
         except InputRequired as ask:
             return self.route.asked(self.params, ask, self.round)
         except RpcError as error:
-            raise resource_not_found_as_invalid_params(error) from None
+            raise resource_not_found_as_invalid_params(error, self.params) from None
         return self.route.era.finish(body, self.route.cacheable)
 
 

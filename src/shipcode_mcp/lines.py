@@ -17,6 +17,9 @@ from ._log import log, log_exception
 from .errors import HANDLER_FAULTS
 from .jsontext import dumps, is_overflow_error, loads_overflowing
 from .mrtr import ASKING_METHODS, InputRequired
+
+#: Methods that exist only in 2026-07-28: judged by its rules whatever their ``_meta`` holds.
+MODERN_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 from .protocol import (
     BLANK_BYTES,
     CANCELLED_NOTIFICATION,
@@ -129,9 +132,10 @@ class LineRules:
             return False  # notifications are never answered
         modern = self.modern
         if modern is not None:
-            # 2026-07-28 when _meta names a protocol version (or when the app speaks only that).
+            # 2026-07-28 when _meta names a protocol version, for its own methods, or when the app
+            # speaks only that revision.
             meta = params.get("_meta") if type(params) is dict else None
-            if modern.only or (type(meta) is dict and META_VERSION in meta):
+            if modern.only or (type(meta) is dict and META_VERSION in meta) or method in MODERN_METHODS:
                 return self.modern_request(id_bytes, method, params)
         route = self.routes.get(method)
         if route is None:
