@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from serverproc import ServerProcess
-from wire import default_catalogue, error, request, result
+from wire import default_catalogue, engine, error, request, result
 
 from shipcode_mcp import Context, InputRequired, Server, elicitation_request, roots_request, sampling_request
 from shipcode_mcp.requeststate import StateSeal
@@ -38,6 +40,11 @@ def make_app(**options) -> Server:
     def echo(text: str) -> str:
         """Echo"""
         return text
+
+    @app.tool()
+    def add(a: float, b: float) -> float:
+        """Add"""
+        return a + b
 
     @app.tool()
     async def greet(ctx: Context) -> str:
@@ -538,7 +545,7 @@ def test_tools_added_and_removed_while_serving(engine_module) -> None:
     out = engine.feed(request("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, rid=3))
     assert out == error(-32602, "Unknown tool", 3)
     listed = body_of(engine.feed(modern("tools/list", rid=4)))
-    assert [tool["name"] for tool in listed["tools"]] == ["greet", "trip", "both", "steps", "think", "chatty"]
+    assert [tool["name"] for tool in listed["tools"]] == ["add", "greet", "trip", "both", "steps", "think", "chatty"]
 
 
 def test_list_changes_reach_the_subscriptions_that_asked(engine_module) -> None:
@@ -636,3 +643,117 @@ def test_a_legacy_client_is_asked_by_the_server(
         assert out == result(b'{"content":[{"type":"text","text":%s}]}' % orjson.dumps(expected), 2)
         server.close_stdin()
         assert server.wait().status == 0
+
+
+# -- the compiled engine's fast path serves modern lines too ----------------------------------------
+
+COMMON_MODERN = [
+    modern("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, rid=1),
+    modern("tools/call", {"arguments": {"a": 7, "b": 49.25}, "name": "add"}, rid=2),
+    modern("tools/call", {"name": "add", "arguments": {"a": 1, "b": "x"}}, rid=3),
+    modern("tools/call", {"name": "nope", "arguments": {}}, rid="s-4"),
+    modern("tools/list", rid=5),
+    modern("server/discover", rid=6),
+    modern("prompts/list", rid=7),
+    request(
+        "tools/call",
+        {
+            "_meta": {
+                "io.modelcontextprotocol/clientInfo": {"name": "client", "version": "1.0", "icons": [{"src": "x"}]},
+                V: "2026-07-28",
+                CAPS: {"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "extensions": {}},
+                "com.example/trace": [1, 2.5, True, None, {"deep": [[]]}],
+            },
+            "name": "echo",
+            "arguments": {"text": "é"},
+        },
+        rid=8,
+    ),
+]
+
+
+def test_common_modern_lines_never_reach_the_line_rules(monkeypatch) -> None:
+    from shipcode_mcp.lines import LineRules
+
+    reached = []
+    line_rules = LineRules.line
+
+    def line(self, data: bytes) -> bool:
+        reached.append(data)
+        return line_rules(self, data)
+
+    data = b"".join(COMMON_MODERN)
+    expected = engine("pure").Engine(make_app().catalogue()).feed(data)
+    monkeypatch.setattr(LineRules, "line", line)
+    assert engine("compiled").Engine(make_app().catalogue()).feed(data) == expected
+    assert reached == []
+
+
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=8,
+)
+META_KEYS = st.sampled_from(
+    [V, CAPS, LOG, "io.modelcontextprotocol/clientInfo", "progressToken", "_x", "com.example/k"]
+)
+
+
+@st.composite
+def modern_lines(draw) -> bytes:
+    meta = draw(st.dictionaries(META_KEYS, VALUES, max_size=5))
+    if draw(st.booleans()):
+        meta[V] = draw(st.sampled_from(["2026-07-28", "2025-11-25", "2026-07-28 "]))
+    if draw(st.booleans()):
+        meta[CAPS] = draw(st.sampled_from([{}, ALL_CAPS, {"sampling": {}}, [], "x"]))
+    method, params = draw(
+        st.sampled_from(
+            [
+                ("tools/call", {"name": "echo", "arguments": {"text": "a\nb"}}),
+                ("tools/call", {"name": "add", "arguments": {"a": 1.5, "b": -2}}),
+                ("tools/call", {"name": "add"}),
+                ("tools/call", {"name": "greet"}),
+                ("tools/list", {}),
+                ("tools/list", {"cursor": "c"}),
+                ("server/discover", {}),
+                ("ping", {}),
+                ("resources/read", {"uri": "file:///plain.txt"}),
+            ]
+        )
+    )
+    line = orjson.dumps(
+        {"jsonrpc": "2.0", "id": draw(st.integers(0, 99)), "method": method, "params": {**params, "_meta": meta}}
+    )
+    if draw(st.integers(0, 4)) == 0:  # a byte changed: broken JSON, other keys, other values
+        at = draw(st.integers(0, len(line) - 1))
+        line = line[:at] + bytes([draw(st.integers(0x20, 0x7E))]) + line[at + 1 :]
+    return line + b"\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(modern_lines(), min_size=1, max_size=6))
+def test_both_engines_answer_modern_lines_alike(lines: list[bytes]) -> None:
+    data = b"".join(lines)
+    outputs = [engine(name).Engine(make_app().catalogue()).feed(data) for name in ("compiled", "pure")]
+    assert outputs[0] == outputs[1]
+
+
+def test_a_repeated_meta_is_judged_like_the_first() -> None:
+    # The compiled engine remembers the last _meta it accepted; a line whose _meta differs by
+    # one byte (same length) or ends elsewhere must not pass for it.
+    lines = b"".join(
+        modern("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, rid=rid, meta=meta)
+        for rid, meta in enumerate(
+            [
+                META,
+                {V: "2026-07-29", CAPS: ALL_CAPS},
+                META,
+                {V: "2026-07-28", CAPS: {**ALL_CAPS, "x": {}}},
+                {V: "2026-07-28", CAPS: []},
+                META,
+            ]
+        )
+    )
+    outputs = [engine(name).Engine(make_app().catalogue()).feed(lines) for name in ("compiled", "pure")]
+    assert outputs[0] == outputs[1]
+    assert outputs[1].count(b'"resultType":"complete"') == 4

@@ -332,8 +332,8 @@ class Server:
 
         ``max_concurrency`` bounds the handlers in flight (default 2000), ``workers`` the
         threads for ``blocking=True`` tools (default 32), ``eof_grace`` the seconds handlers
-        in flight at end of input may still take (default 30). See the README's
-        "Concurrency" section.
+        in flight at end of input may still take (default 30). See
+        docs/concurrency.md.
         """
         from .runner import serve_app
 

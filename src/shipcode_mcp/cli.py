@@ -225,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     from .app import check_versions
     from .runner import guard_stdout, serve_app, standard_descriptors_ready
-    from .target import TargetError, load_target
+    from .target import TargetError, app_failure, load_target
 
     if not standard_descriptors_ready():
         return EXIT_OK
@@ -250,11 +250,16 @@ def _main(argv: Sequence[str] | None) -> int:
                 app.add_resource_folder(directory, args.max_resource_bytes)
             except OSError as error:
                 raise TargetError(f"--resources {directory}: {error.strerror or error}") from None
+        try:
+            catalogue = app.catalogue()
+        except Exception as error:
+            raise app_failure("serve", args.target or "the default catalogue", error) from None
     except TargetError as error:
         sys.stderr.write(f"shipcode-mcp: error: {error}\n")
         return EXIT_USAGE
     return serve_app(
         app,
+        catalogue,
         max_message_bytes=args.max_message_bytes,
         max_concurrency=args.max_concurrency,
         workers=args.workers,

@@ -220,8 +220,8 @@ class ModernRoute:
         round_ = self.round(params)
         try:
             body = self.handler(params)
-        except InputRequired as ask:
-            return self.asked(params, ask, round_)
+        except InputRequired:
+            raise asked_without_context(self.method) from None
         except RpcError as error:
             raise resource_not_found_as_invalid_params(error) from None
         if type(body) is bytes:
@@ -274,6 +274,16 @@ class ModernWork:
         return self.route.era.finish(body, self.route.cacheable)
 
 
+def asked_without_context(method: str) -> RpcError:
+    """The answer to a handler without a Context that raised :class:`InputRequired`: a server fault.
+
+    The answers of a round reach a handler only through its Context, so such a handler could
+    only ask again and again.
+    """
+    log("error", f"a {method} handler raised InputRequired but takes no Context to read the answers")
+    return RpcError(INTERNAL_ERROR, "Internal error")
+
+
 # -- the legacy era: the server asks the client itself ---------------------------------------------
 
 
@@ -303,16 +313,6 @@ async def legacy_rounds(
         except InputRequired as again:
             ask = again
     raise RuntimeError(f"a handler asked for input more than {MAX_ROUNDS} times")
-
-
-def legacy_asked(
-    session: Session, id_bytes: bytes, method: str, route: Callable[[Any], Any], params: Any, ask: InputRequired
-) -> Deferred:
-    """The deferred work answering a legacy request whose handler raised :class:`InputRequired`."""
-    if method not in ASKING_METHODS:
-        log("error", f"a {method} handler raised InputRequired; only tools, prompts and reads may ask")
-        raise RpcError(INTERNAL_ERROR, "Internal error")
-    return Deferred(legacy_rounds, ASYNC, None, False, (session, id_bytes, route, params, ask), False)
 
 
 class LegacyWork:

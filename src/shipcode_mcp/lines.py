@@ -178,8 +178,8 @@ class LineRules:
                 body = self._settle(id_bytes, method, route, params, body)
                 if body is None or body is PAUSE:
                     return body is PAUSE
-        except InputRequired as ask:
-            return self._asked(id_bytes, method, route, params, ask)
+        except InputRequired:
+            return self._asked(id_bytes, method)
         except RpcError as error:
             out += (RESPONSE_HEAD, id_bytes, error.tail)
             # A handler raising one shared instance again and again would extend its
@@ -213,17 +213,9 @@ class LineRules:
         self.out.extend((RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL))
         return None
 
-    def _asked(self, id_bytes: bytes, method: str, route, params: dict | None, ask: InputRequired) -> bool:
-        """A legacy request's handler raised :class:`InputRequired` at once: ask the client in a task."""
-        from .eras import legacy_asked
+    def _asked(self, id_bytes: bytes, method: str) -> bool:
+        """A handler without a Context raised :class:`InputRequired`: a server fault."""
+        from .eras import asked_without_context
 
-        try:
-            deferred = legacy_asked(self.session, id_bytes, method, route, params, ask)
-        except RpcError as error:
-            self.out.extend((RESPONSE_HEAD, id_bytes, error.tail))
-            return False
-        body = self.session.defer(id_bytes, deferred)
-        if type(body) is bytes:
-            self.out.extend((RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL))
-            return False
-        return body is PAUSE
+        self.out.extend((RESPONSE_HEAD, id_bytes, asked_without_context(method).tail))
+        return False

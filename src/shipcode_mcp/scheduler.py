@@ -61,7 +61,7 @@ GC_YOUNG_THRESHOLD = 10_000
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's event loop when it is installed (``pip install shipcode-mcp[uvloop]``) and
+    """uvloop's event loop when it is installed (``pip install ".[uvloop]"`` from a checkout) and
     ``SHIPCODE_MCP_NO_UVLOOP`` is unset or empty, else asyncio's.
 
     The two serve alike, byte for byte; uvloop runs callbacks, timers and I/O in C, for
