@@ -757,3 +757,102 @@ def test_a_repeated_meta_is_judged_like_the_first() -> None:
     outputs = [engine(name).Engine(make_app().catalogue()).feed(lines) for name in ("compiled", "pure")]
     assert outputs[0] == outputs[1]
     assert outputs[1].count(b'"resultType":"complete"') == 4
+
+
+# -- 2025-11-25 additions: icons, JSON Schema 2020-12 -----------------------------------------------
+
+SCHEMA_2020_12 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"city": {"type": "string"}}}},
+    "properties": {
+        "home": {"$ref": "#addressDef"},
+        "work": {"$ref": "#/$defs/address"},
+        "point": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}], "items": False},
+        "phone": {"type": "string"},
+        "contact": {"enum": ["phone", "email"]},
+    },
+    "dependentRequired": {"contact": ["phone"]},
+    "if": {"properties": {"contact": {"const": "email"}}, "required": ["contact"]},
+    "then": {"required": ["home"]},
+}
+ICONS = [{"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}]
+
+
+def schema_app() -> Server:
+    app = Server("eras", version="2.0.0", icons=ICONS)
+
+    @app.tool(input_schema=SCHEMA_2020_12, icons=ICONS)
+    def locate(**where: object) -> str:
+        """Locate"""
+        return "ok"
+
+    @app.prompt(icons=ICONS)
+    def hello() -> str:
+        return "hi"
+
+    return app
+
+
+def test_icons_and_2020_12_schemas_are_listed_exactly_as_given(run) -> None:
+    out = run(
+        request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}, rid=1)
+        + request("tools/list", rid=2)
+        + request("prompts/list", rid=3),
+        catalogue=schema_app().catalogue(),
+    )
+    icons = orjson.dumps(ICONS)
+    assert out == (
+        result(
+            b'{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},'
+            b'"serverInfo":{"name":"eras","version":"2.0.0","icons":' + icons + b"}}",
+            1,
+        )
+        + result(
+            b'{"tools":[{"name":"locate","description":"Locate","inputSchema":'
+            + orjson.dumps(SCHEMA_2020_12)
+            + b',"icons":'
+            + icons
+            + b"}]}",
+            2,
+        )
+        + result(b'{"prompts":[{"name":"hello","description":"","icons":' + icons + b"}]}", 3)
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "valid"),
+    [
+        ({"home": {"city": "Oslo"}, "work": {"city": "Rome"}, "point": [1, 2]}, True),
+        ({"home": {"city": 5}}, False),  # through the $anchor
+        ({"work": {"city": 5}}, False),  # through $defs
+        ({"point": [1, "2"]}, False),  # prefixItems
+        ({"point": [1, 2, 3]}, False),  # items: false after the prefix
+        ({"contact": "phone"}, False),  # dependentRequired
+        ({"contact": "phone", "phone": "555"}, True),
+        ({"contact": "email", "phone": "555"}, False),  # if/then
+        ({"contact": "email", "phone": "555", "home": {}}, True),
+        ({"point": [1.0, 2]}, False),  # 1.0 is not an integer here either
+    ],
+)
+def test_2020_12_schemas_are_validated_with_2020_12_semantics(run, arguments: dict, valid: bool) -> None:
+    out = run(request("tools/call", {"name": "locate", "arguments": arguments}), catalogue=schema_app().catalogue())
+    expected = (
+        b'{"content":[{"type":"text","text":"ok"}]}'
+        if valid
+        else (b'{"content":[{"type":"text","text":"Invalid arguments for locate"}],"isError":true}')
+    )
+    assert out == result(expected)
+
+
+@pytest.mark.parametrize("tool", ["greet", "both"])
+def test_a_legacy_client_without_the_capability_gets_a_tool_error(run, tool: str) -> None:
+    out = run(
+        request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}}, rid=1)
+        + request("tools/call", {"name": tool}, rid=2),
+        catalogue=make_app().catalogue(),
+    )
+    message = "elicitation/create: the client did not declare the elicitation capability"
+    assert out == initialized("2025-11-25", 1) + result(
+        b'{"content":[{"type":"text","text":"%s"}],"isError":true}' % message.encode(), 2
+    )

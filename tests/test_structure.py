@@ -134,7 +134,7 @@ NOT_NEEDED_TO_SERVE = (
     "locale",
     "shutil",
     "asyncio",
-    "fastjsonschema",
+    "jsonschema",
     "mimetypes",
     "shipcode_mcp.folder",
     "shipcode_mcp.limits",

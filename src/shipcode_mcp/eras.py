@@ -18,6 +18,7 @@ from __future__ import annotations
 from orjson import loads
 
 from ._log import log
+from .errors import ClientError
 from .jsontext import dumps
 from .mrtr import ASKING_METHODS, InputRequired, Round, declares, required_capability
 from .protocol import (
@@ -37,6 +38,7 @@ from .protocol import (
     RpcError,
 )
 from .requeststate import StateSeal, state_key
+from .results import error_result
 from .session import ASYNC, INLINE, THREAD, Deferred
 
 TYPE_CHECKING = False
@@ -56,14 +58,6 @@ LIST_CHANGED_FILTERS = {
     "prompts": "promptsListChanged",
     "resources": "resourcesListChanged",
 }
-
-
-def is_modern(params: object) -> bool:
-    """Whether a request's params make it a 2026-07-28 request."""
-    if type(params) is not dict:
-        return False
-    meta = params.get("_meta")
-    return type(meta) is dict and META_VERSION in meta
 
 
 class ModernEra:
@@ -287,46 +281,26 @@ def asked_without_context(method: str) -> RpcError:
 # -- the legacy era: the server asks the client itself ---------------------------------------------
 
 
-async def legacy_rounds(
-    session: Session, id_bytes: bytes, route: Callable[[Any], Any], params: Any, ask: InputRequired
-) -> bytes:
-    """Answer a legacy request whose handler asked: ask the client, run the handler again."""
-    answers: dict[str, Any] = {}
-    for _ in range(MAX_ROUNDS):
-        responses = {}
-        for key, request in ask.requests.items():
-            responses[key] = await session.ask(request)
-        answers.update(responses)
-        round_ = Round(False, session.client_capabilities, None, responses, ask.state, dict(answers))
-        try:
-            body = route(params)
-            if type(body) is Deferred:
-                body.round = round_
-                args = body.arguments(session, id_bytes)
-                if body.mode == ASYNC:
-                    body = await body.func(*args)
-                elif body.mode == THREAD:
-                    body = await session.run_blocking(body.func, *args)
-                else:
-                    body = body.func(*args)
-            return body
-        except InputRequired as again:
-            ask = again
-    raise RuntimeError(f"a handler asked for input more than {MAX_ROUNDS} times")
-
-
 class LegacyWork:
-    """A legacy request's first deferred run: if its handler asks, the rounds continue in a task."""
+    """A legacy request's deferred work: if its handler asks, the server asks the client and
+    runs the handler again (in a task), until it answers."""
 
-    __slots__ = ("func", "mode", "session", "id_bytes", "route", "params")
+    __slots__ = ("func", "mode", "session", "id_bytes", "method", "route", "params")
 
     def __init__(
-        self, deferred: Deferred, session: Session, id_bytes: bytes, route: Callable[[Any], Any], params: Any
+        self,
+        deferred: Deferred,
+        session: Session,
+        id_bytes: bytes,
+        method: str,
+        route: Callable[[Any], Any],
+        params: Any,
     ) -> None:
         self.func = deferred.func
         self.mode = deferred.mode
         self.session = session
         self.id_bytes = id_bytes
+        self.method = method
         self.route = route
         self.params = params
 
@@ -335,10 +309,8 @@ class LegacyWork:
             return self._run_async(args)
         try:
             return self.func(*args)
-        except InputRequired as ask:
-            return Deferred(
-                legacy_rounds, ASYNC, None, False, (self.session, self.id_bytes, self.route, self.params, ask), False
-            )
+        except InputRequired as ask:  # the rounds go on in a task
+            return Deferred(self.rounds, ASYNC, None, False, (ask,), False)
 
     async def _run_async(self, args: tuple) -> bytes:
         try:
@@ -346,14 +318,45 @@ class LegacyWork:
                 return await self.func(*args)
             return await self.session.run_blocking(self.func, *args)
         except InputRequired as ask:
-            return await legacy_rounds(self.session, self.id_bytes, self.route, self.params, ask)
+            return await self.rounds(ask)
+
+    async def rounds(self, ask: InputRequired) -> bytes:
+        """Ask the client what the handler asked, run the handler again with the answers; repeat."""
+        session = self.session
+        answers: dict[str, Any] = {}
+        for _ in range(MAX_ROUNDS):
+            responses = {}
+            try:
+                for key, request in ask.requests.items():
+                    responses[key] = await session.ask(request)
+            except ClientError as error:
+                if self.method != "tools/call":
+                    raise
+                return error_result(str(error))  # as when the tool's own ctx.elicit fails
+            answers.update(responses)
+            round_ = Round(False, session.client_capabilities, None, responses, ask.state, dict(answers))
+            try:
+                body = self.route(self.params)
+                if type(body) is Deferred:
+                    body.round = round_
+                    args = body.arguments(session, self.id_bytes)
+                    if body.mode == ASYNC:
+                        body = await body.func(*args)
+                    elif body.mode == THREAD:
+                        body = await session.run_blocking(body.func, *args)
+                    else:
+                        body = body.func(*args)
+                return body
+            except InputRequired as again:
+                ask = again
+        raise RuntimeError(f"a handler asked for input more than {MAX_ROUNDS} times")
 
 
 def asking_deferred(
-    session: Session, id_bytes: bytes, route: Callable[[Any], Any], params: Any, deferred: Deferred
+    session: Session, id_bytes: bytes, method: str, route: Callable[[Any], Any], params: Any, deferred: Deferred
 ) -> Deferred:
     """A legacy request's deferred work, ready for its handler to ask (blocking work then runs from a task)."""
-    deferred.func = LegacyWork(deferred, session, id_bytes, route, params)
+    deferred.func = LegacyWork(deferred, session, id_bytes, method, route, params)
     if deferred.mode == THREAD:
         deferred.mode = ASYNC
     return deferred

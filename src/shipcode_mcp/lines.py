@@ -203,7 +203,7 @@ class LineRules:
             if body.round is None and method in ASKING_METHODS:  # a legacy request: its handler may ask
                 from .eras import asking_deferred
 
-                body = asking_deferred(self.session, id_bytes, route, params, body)
+                body = asking_deferred(self.session, id_bytes, method, route, params, body)
             body = self.session.defer(id_bytes, body)
             if type(body) is Deferred:  # inline work that asked: the rounds go on in a task
                 body = self.session.defer(id_bytes, body)
