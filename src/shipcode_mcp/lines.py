@@ -63,6 +63,9 @@ class LineRules:
         self.session = catalogue.session
         #: The 2026-07-28 side of the catalogue (None: the app speaks only legacy versions).
         self.modern = catalogue.modern
+        #: Whether every request is judged by 2026-07-28's rules, ``_meta`` or not (an app that
+        #: speaks only that version; an HTTP request whose header names it).
+        self.all_modern = self.modern is not None and self.modern.only
         self.catalogue = catalogue
         self.max = max_message_bytes
         #: Answers not yet taken by the engine, in order.
@@ -131,7 +134,7 @@ class LineRules:
         if modern is not None:
             # 2026-07-28 when _meta names a protocol version (or when the app speaks only that).
             meta = params.get("_meta") if type(params) is dict else None
-            if modern.only or (type(meta) is dict and META_VERSION in meta):
+            if self.all_modern or (type(meta) is dict and META_VERSION in meta):
                 return self.modern_request(id_bytes, method, params)
         route = self.routes.get(method)
         if route is None:
