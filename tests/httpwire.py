@@ -37,6 +37,7 @@ class Call:
         server: tuple[str, int] | None = ("127.0.0.1", 8000),
         pieces: list[bytes] | None = None,
         root_path: str = "",
+        open_ended: bool = False,
     ) -> None:
         items = (
             list((headers if headers is not None else POST_HEADERS).items())
@@ -59,6 +60,8 @@ class Call:
         }
         self.app = app
         self._pieces = list(pieces) if pieces is not None else [body]
+        #: Whether the body never ends (its last piece still says more is coming).
+        self._open_ended = open_ended
         self._gone = asyncio.Event()
         self.received = 0  # body messages the app took
         self.status: int | None = None
@@ -72,7 +75,7 @@ class Call:
         if self._pieces:
             piece = self._pieces.pop(0)
             self.received += 1
-            return {"type": "http.request", "body": piece, "more_body": bool(self._pieces)}
+            return {"type": "http.request", "body": piece, "more_body": bool(self._pieces) or self._open_ended}
         await self._gone.wait()
         return {"type": "http.disconnect"}
 

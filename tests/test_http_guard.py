@@ -6,6 +6,8 @@ line rules refuse (not JSON, a batch) get the stdio bytes with status 400.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from httpwire import POST_HEADERS, Call, http, json_reply, refusal, seen, within
 
@@ -164,3 +166,19 @@ def test_other_paths_are_not_found() -> None:
 def test_a_mounted_app_serves_below_its_root_path() -> None:
     call = within(http(app().http_app(), "POST", INIT, POST_HEADERS, root_path="/api"))
     assert call.status == 200
+
+
+def test_a_body_cut_short_by_the_client_is_dropped_and_the_server_goes_on() -> None:
+    served = app().http_app()
+
+    async def scenario() -> tuple[Call, Call]:
+        cut = Call(served, "POST", headers=POST_HEADERS, pieces=[INIT[:20], INIT[20:40]], open_ended=True).start()
+        while cut.received < 2:
+            await asyncio.sleep(0)
+        cut.disconnect()
+        await cut.finish()
+        return cut, await http(served, "POST", INIT, POST_HEADERS)
+
+    cut, after = within(scenario())
+    assert (cut.status, cut.body) == (None, b"")
+    assert after.status == 200

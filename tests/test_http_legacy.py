@@ -277,3 +277,23 @@ def test_what_a_handler_sends_to_other_sessions_goes_to_their_streams() -> None:
         ("mcp-session-id", first),
     )
     assert changes == [events(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')] * 2
+
+
+def test_a_client_leaving_a_stream_leaves_its_session_serving(run) -> None:
+    app = make_app()
+    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        await http(served, "POST", INITIALIZED, session_headers(session_id))
+        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        await asking.chunk(1)  # the question
+        asking.disconnect()
+        await asking.finish()
+        listing = await http(served, "POST", LIST, session_headers(session_id))
+        return asking, listing, session_id
+
+    asking, listing, session_id = within(scenario())
+    assert len(asking.chunks) == 2 and asking.ended is False
+    assert seen(listing) == json_reply(200, stdio(run, app, INIT, INITIALIZED, LIST)[1], ("mcp-session-id", session_id))
