@@ -297,3 +297,23 @@ def test_a_client_leaving_a_stream_leaves_its_session_serving(run) -> None:
     asking, listing, session_id = within(scenario())
     assert len(asking.chunks) == 2 and asking.ended is False
     assert seen(listing) == json_reply(200, stdio(run, app, INIT, INITIALIZED, LIST)[1], ("mcp-session-id", session_id))
+
+
+def test_a_cancelled_notification_ends_a_request_without_an_answer() -> None:
+    app = make_app()
+    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
+    cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}'
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        await http(served, "POST", INITIALIZED, session_headers(session_id))
+        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        await asking.chunk(1)  # the question
+        cancelled = await http(served, "POST", cancel, session_headers(session_id))
+        await asking.finish()
+        return asking, cancelled, session_id
+
+    asking, cancelled, session_id = within(scenario())
+    assert seen(cancelled) == empty_reply(202, ("mcp-session-id", session_id))
+    assert (len(asking.chunks), asking.ended) == (2, True)

@@ -384,3 +384,38 @@ def test_a_quiet_listen_stream_gets_keepalive_comments(monkeypatch: pytest.Monke
         return chunks
 
     assert within(scenario())[1:] == [b":\n\n", b":\n\n"]
+
+
+def test_at_most_max_concurrency_requests_are_judged_at_once() -> None:
+    app = Server("busy", version="1.0.0")
+    started: list[int] = []
+    release = {}
+
+    @app.tool()
+    async def hold(n: int) -> str:
+        """Waits until released"""
+        started.append(n)
+        await release["gate"].wait()
+        return str(n)
+
+    async def scenario() -> tuple[list[int], list[int], list[int]]:
+        release["gate"] = asyncio.Event()
+        served = app.http_app(max_concurrency=2)
+        calls = [
+            Call(
+                served,
+                body=modern_body("tools/call", {"name": "hold", "arguments": {"n": n}}),
+                headers=modern_headers("tools/call", "hold"),
+            ).start()
+            for n in range(5)
+        ]
+        for _ in range(20):  # every request had its turns: only two got in
+            await asyncio.sleep(0)
+        at_limit = list(started)
+        release["gate"].set()
+        for call in calls:
+            await call.finish()
+        return at_limit, sorted(started), [call.status for call in calls]
+
+    at_limit, everyone, statuses = within(scenario())
+    assert (at_limit, everyone, statuses) == ([0, 1], [0, 1, 2, 3, 4], [200] * 5)
