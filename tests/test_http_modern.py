@@ -419,3 +419,29 @@ def test_at_most_max_concurrency_requests_are_judged_at_once() -> None:
 
     at_limit, everyone, statuses = within(scenario())
     assert (at_limit, everyone, statuses) == ([0, 1], [0, 1, 2, 3, 4], [200] * 5)
+
+
+def test_listen_streams_are_bounded_and_need_an_event_stream() -> None:
+    app, _ = make_app()
+    body = modern_body("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, rid=8)
+
+    async def scenario() -> tuple[Call, Call, Call]:
+        served = app.http_app(max_sessions=1)
+        first = Call(served, body=body, headers=modern_headers("subscriptions/listen")).start()
+        await first.chunk(0)
+        second = await http(served, "POST", body, modern_headers("subscriptions/listen"))
+        json_only = await http(
+            served, "POST", body, {**modern_headers("subscriptions/listen"), "accept": "application/json"}
+        )
+        first.disconnect()
+        await first.finish()
+        again = Call(served, body=body, headers=modern_headers("subscriptions/listen")).start()
+        await again.chunk(0)
+        again.disconnect()
+        await again.finish()
+        return second, json_only, again
+
+    second, json_only, again = within(scenario())
+    assert seen(second) == json_reply(503, refusal(-32603, "Service Unavailable: too many open subscriptions"))
+    assert seen(json_only) == json_reply(406, refusal(-32600, "Not Acceptable: accept text/event-stream"))
+    assert again.status == 200

@@ -92,6 +92,8 @@ class McpHttpApp:
         self._pool: WorkerPool | None = None
         self._shared: Served | None = None
         self._in_flight: asyncio.Semaphore | None = None
+        #: ``subscriptions/listen`` streams open.
+        self.listening = 0
 
     # -- what serves ---------------------------------------------------------------------------
 
@@ -251,10 +253,20 @@ class McpHttpApp:
             await self.deliver(post, exchange, shared.judge(post.body, exchange), True, [])
 
     async def listen(self, post: Post) -> None:
-        """``subscriptions/listen``: a catalogue of its own, whose notifications all go to this stream."""
+        """``subscriptions/listen``: a catalogue of its own, whose notifications all go to this stream.
+
+        At most ``max_sessions`` streams are open at once (beyond: 503).
+        """
+        if not post.stream_ok:
+            await replies.refuse(post.send, 406, INVALID_REQUEST, "Not Acceptable: accept text/event-stream")
+            return
+        if self.listening >= self.sessions.max_sessions:
+            await replies.refuse(post.send, 503, INTERNAL_ERROR, "Service Unavailable: too many open subscriptions")
+            return
         served = Served(self.app, self.max, self.pool, all_modern=True)
         exchange = served.exchange()
         served.runtime.standalone = lambda line: exchange.put(LINE, line)
+        self.listening += 1
         try:
             answer = served.judge(post.body, exchange)
             if answer:
@@ -263,6 +275,7 @@ class McpHttpApp:
             await replies.open_stream(post.send)
             await self.pump(post.receive, post.send, exchange, cancel=True, keepalive=True)
         finally:
+            self.listening -= 1
             served.end()
 
     async def legacy_post(self, post: Post) -> None:
