@@ -23,6 +23,14 @@ LIST = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
+@pytest.fixture(autouse=True)
+def session_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions' bodies judged by the engine under test."""
+    from shipcode_mcp.http import served
+
+    monkeypatch.setattr(served, "Engine", engine_module.Engine)
+
+
 def make_app() -> Server:
     app = Server("old", version="1.0.0", protocol_versions=["2025-11-25", "2025-06-18"])
 
@@ -94,16 +102,21 @@ def test_an_unknown_session_is_not_found() -> None:
     assert seen(call) == json_reply(404, refusal(-32600, "Session not found"))
 
 
-def test_errors_of_a_session_answer_200(run) -> None:
-    app = make_app()
-    unknown = b'{"jsonrpc":"2.0","id":5,"method":"nothing/here"}'
+def in_session(app: Server, body: bytes) -> tuple[Call, str]:
+    """``body`` POSTed in a new session of ``app``: the call and the session's id."""
 
     async def scenario():
         served = app.http_app()
         _, session_id = await opened(served)
-        return await http(served, "POST", unknown, session_headers(session_id)), session_id
+        return await http(served, "POST", body, session_headers(session_id)), session_id
 
-    call, session_id = within(scenario())
+    return within(scenario())
+
+
+def test_errors_of_a_session_answer_200(run) -> None:
+    app = make_app()
+    unknown = b'{"jsonrpc":"2.0","id":5,"method":"nothing/here"}'
+    call, session_id = in_session(app, unknown)
     assert seen(call) == json_reply(200, stdio(run, app, unknown)[0], ("mcp-session-id", session_id))
 
 
@@ -317,3 +330,17 @@ def test_a_cancelled_notification_ends_a_request_without_an_answer() -> None:
     asking, cancelled, session_id = within(scenario())
     assert seen(cancelled) == empty_reply(202, ("mcp-session-id", session_id))
     assert (len(asking.chunks), asking.ended) == (2, True)
+
+
+def test_a_body_spread_over_lines_is_one_message(run) -> None:
+    app = make_app()
+    spread = (
+        b'{\n  "jsonrpc": "2.0",\n  "id": 4,\n  "method": "tools/call",\n'
+        b'  "params": {"name": "echo", "arguments": {"text": "a\\nb"}}\n}\n'
+    )
+    compact = b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\\nb"}}}'
+
+    call, session_id = in_session(app, spread)
+    expected = stdio(run, app, INIT, compact)[1]
+    assert expected == b'{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"a\\nb"}]}}\n'
+    assert seen(call) == json_reply(200, expected, ("mcp-session-id", session_id))

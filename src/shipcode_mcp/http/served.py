@@ -1,12 +1,15 @@
-"""An app's catalogue served over HTTP: its line rules and its session's runtime.
+"""An app's catalogue served over HTTP: what judges its messages, and its session's runtime.
 
-Each body is judged by the same :class:`~shipcode_mcp.lines.LineRules` that judge a stdio line,
-so its answer is the stdio server's bytes. 2026-07-28 requests share one ``Served`` (they carry
-their state); each legacy session and each ``subscriptions/listen`` stream has its own.
+Each body is judged as a stdio line is, so its answer is the stdio server's bytes: a legacy
+session's bodies by the engine itself (``Engine.message``: the compiled fast path, then the
+line rules), 2026-07-28 bodies by the line rules with every request judged by that era's rules.
+2026-07-28 requests share one ``Served`` (they carry their state); each legacy session and each
+``subscriptions/listen`` stream has its own.
 """
 
 from __future__ import annotations
 
+from .._engine import Engine
 from ..lines import LineRules
 from .exchange import CURRENT, Exchange, Runtime
 
@@ -18,10 +21,26 @@ if TYPE_CHECKING:
     from ..workers import WorkerPool
 
 
-class Served:
-    """A catalogue of ``app`` with rules judging whole messages and a runtime for deferred work."""
+def modern_judge(rules: LineRules) -> Callable[[bytes], bytes]:
+    """Judge a body by the line rules, every request by 2026-07-28's rules; its answers."""
+    rules.all_modern = True
+    out = rules.out
 
-    __slots__ = ("catalogue", "rules", "runtime")
+    def judge(body: bytes) -> bytes:
+        rules.line(body)
+        if not out:
+            return b""
+        answer = b"".join(out)
+        out.clear()
+        return answer
+
+    return judge
+
+
+class Served:
+    """A catalogue of ``app``, what judges its messages, and a runtime for its deferred work."""
+
+    __slots__ = ("catalogue", "_judge", "runtime")
 
     def __init__(
         self,
@@ -32,9 +51,10 @@ class Served:
         standalone: Callable[[bytes], object] | None = None,
     ) -> None:
         self.catalogue = app.catalogue()
-        self.rules = LineRules(self.catalogue, max_message_bytes)
         if all_modern:
-            self.rules.all_modern = True
+            self._judge = modern_judge(LineRules(self.catalogue, max_message_bytes))
+        else:
+            self._judge = Engine(self.catalogue, max_message_bytes).message
         self.runtime = Runtime(self.catalogue.session, pool, standalone)
 
     def exchange(self) -> Exchange:
@@ -46,15 +66,9 @@ class Served:
         self.runtime.serving()
         token = CURRENT.set(exchange)
         try:
-            self.rules.line(body)
+            return self._judge(body)
         finally:
             CURRENT.reset(token)
-        out = self.rules.out
-        if not out:
-            return b""
-        answer = b"".join(out)
-        out.clear()
-        return answer
 
     def end(self) -> None:
         """Stop serving: cancel the work in flight."""
