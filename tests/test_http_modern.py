@@ -68,6 +68,12 @@ def make_app() -> tuple[Server, dict]:
             raise
         return "released"
 
+    @app.tool(blocking=True)
+    def threaded_log(ctx: Context) -> str:
+        """A blocking tool that logs from its worker thread"""
+        ctx.info("from a thread")
+        return "threaded"
+
     @app.tool()
     def regional(region: str, count: int = 0) -> str:
         """A tool whose region is mirrored in a header"""
@@ -445,3 +451,15 @@ def test_listen_streams_are_bounded_and_need_an_event_stream() -> None:
     assert seen(second) == json_reply(503, refusal(-32603, "Service Unavailable: too many open subscriptions"))
     assert seen(json_only) == json_reply(406, refusal(-32600, "Not Acceptable: accept text/event-stream"))
     assert again.status == 200
+
+
+def test_a_blocking_tool_logging_from_its_thread_streams_too(run) -> None:
+    app, _ = make_app()
+    body = modern_body("tools/call", {"name": "threaded_log"}, meta={**META, LOG: "info"})
+    call = post(app, body, modern_headers("tools/call", "threaded_log"))
+    lines = stdio(run, app, body).splitlines(keepends=True)
+    assert [line[:48] for line in lines] == [
+        b'{"jsonrpc":"2.0","method":"notifications/message',
+        b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"t',
+    ]
+    assert seen(call) == (200, STREAM, events(*lines))
