@@ -1197,6 +1197,13 @@ cdef class Engine:
         self._finish()
         return self._drain()
 
+    def message(self, data):
+        """Judge one whole message without framing (an HTTP body: a newline is whitespace); its answers."""
+        cdef const unsigned char[:] view = data
+        if view.shape[0]:
+            self._line(&view[0], view.shape[0])
+        return self._drain()
+
     cdef int _finish(self) except -1:
         cdef Py_ssize_t n
         if self._skipping:

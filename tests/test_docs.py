@@ -216,6 +216,40 @@ def start_like_a_client(name: str, server: dict, folder: Path) -> None:
     assert answers[0]["result"]["protocolVersion"] == "2025-06-18", name
 
 
+def check_deployment(block: Block) -> None:
+    """A deployment sketch (Kubernetes YAML): valid YAML whose containers run command lines
+    shipcode-mcp accepts, with the state key they must share from a secret."""
+    import yaml
+
+    from shipcode_mcp.cli import parse_command_line
+
+    commands = []
+    for document in yaml.safe_load_all(block.text):
+        for container in document.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+            command = container["command"]
+            assert command[0] == "shipcode-mcp", f"{block}: {command}"
+            parse_command_line(command[1:])  # a usage error exits: the test fails
+            variables = {item["name"]: item for item in container.get("env", [])}
+            assert "secretKeyRef" in variables["SHIPCODE_MCP_STATE_KEY"]["valueFrom"], f"{block}: the state key"
+            commands.append(command)
+    assert commands, f"{block}: no container runs shipcode-mcp"
+
+
+def check_proxy(block: Block) -> None:
+    """A reverse-proxy sketch (nginx): directives end with ';', blocks balance, legacy sessions are
+    routed by the header the server sets, and event streams are not buffered."""
+    depth = 0
+    for line in block.text.splitlines():
+        code = line.split("#", 1)[0].strip()
+        if not code:
+            continue
+        depth += code.count("{") - code.count("}")
+        assert depth >= 0 and code[-1] in ";{}", f"{block}: {line!r}"
+    assert depth == 0, f"{block}: unbalanced braces"
+    assert "$http_mcp_session_id" in block.text, f"{block}: legacy sessions routed by Mcp-Session-Id"
+    assert re.search(r"proxy_buffering\s+off;", block.text), f"{block}: event streams buffered"
+
+
 @pytest.mark.parametrize("block", BLOCKS, ids=str)
 def test_every_block_runs_as_shown(block: Block, scratch, request: pytest.FixtureRequest) -> None:
     folder = scratch(block.page)
@@ -236,6 +270,10 @@ def test_every_block_runs_as_shown(block: Block, scratch, request: pytest.Fixtur
         document = orjson.loads(block.text)
         for name, server in document.get("mcpServers", {}).items():
             start_like_a_client(name, server, folder)
+    elif block.kind == "yaml":
+        check_deployment(block)
+    elif block.kind == "nginx":
+        check_proxy(block)
     else:
         pytest.fail(f"{block}: no rule runs a {block.kind or 'plain'!r} block (see docs/testing.md)")
 

@@ -101,6 +101,7 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
     assert public == {
         "feed",
         "finish",
+        "message",
         "serve",
         "initialized",
         "implementation",

@@ -22,8 +22,12 @@ PYX = ROOT / "pyx" / "_engine_c.pyx"
 FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "runner"}
 
 
-def _runtime_imports(tree: ast.AST, module: str) -> set[str]:
-    """Package modules imported by ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
+def _runtime_imports(tree: ast.AST, module: str, package: str = "") -> set[str]:
+    """Package modules imported by ``tree`` outside ``if TYPE_CHECKING:`` blocks.
+
+    ``package`` names the subpackage holding the module (``"http"``): its own modules are
+    ``"http.<name>"``, the subpackage itself ``"http"``.
+    """
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
@@ -33,7 +37,10 @@ def _runtime_imports(tree: ast.AST, module: str) -> set[str]:
             return
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
-            if node.level:
+            if node.level == 1 and package:  # the subpackage's own modules
+                found.update(f"{package}.{(base or alias.name).split('.')[0]}" for alias in node.names)
+                names = []
+            elif node.level:
                 names = [f"{base}" if base else alias.name for alias in node.names]
             elif base.startswith("shipcode_mcp"):
                 rest = base[len("shipcode_mcp") :].lstrip(".")
@@ -55,6 +62,10 @@ def _runtime_imports(tree: ast.AST, module: str) -> set[str]:
 
 def import_graph() -> dict[str, set[str]]:
     graph = {path.stem: _runtime_imports(ast.parse(path.read_text()), path.stem) for path in PACKAGE.glob("*.py")}
+    for folder in sorted(path for path in PACKAGE.iterdir() if (path / "__init__.py").exists()):
+        for path in folder.glob("*.py"):
+            name = folder.name if path.stem == "__init__" else f"{folder.name}.{path.stem}"
+            graph[name] = _runtime_imports(ast.parse(path.read_text()), name, folder.name)
     modules = set(graph)
     pyx_imports = set(re.findall(r"^from shipcode_mcp\.(\w+) import", PYX.read_text(), re.MULTILINE))
     graph["_engine_c"] = pyx_imports
@@ -102,18 +113,27 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
 
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
-    "__main__ __init__ cli target defaults app folder runner scheduler signals limits _engine _engine_py "
+    "__main__ __init__ cli target defaults app "
+    "http http.asgi http.posts http.auth http.sessions http.served http.exchange http.headers http.guard http.replies "
+    "http.serve folder runner scheduler signals workers limits _engine _engine_py "
     "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate schema results "
     "errors protocol "
     "jsontext _log _version"
 ).split()
 
 
+def module_named(path: str) -> str:
+    """The module a path in the layout table names: ``http/asgi.py`` is ``http.asgi``, ``http/__init__.py`` ``http``."""
+    if path.startswith("pyx/"):
+        return Path(path).stem
+    return path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+
 def test_the_layout_page_lists_the_layers_in_order() -> None:
     page = (ROOT / "docs" / "architecture.md").read_text()
     table = page.split("## Where things are", 1)[1].split("\n\n| module | its job |\n| --- | --- |\n", 1)[1]
     rows = table.split("\n\n", 1)[0].splitlines()
-    listed = [Path(name).stem for row in rows for name in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0])]
+    listed = [module_named(name) for row in rows for name in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0])]
     assert ["__main__", "__init__", *listed] == LAYERS
 
 
@@ -137,6 +157,9 @@ NOT_NEEDED_TO_SERVE = (
     "jsonschema",
     "mimetypes",
     "shipcode_mcp.folder",
+    "shipcode_mcp.http",
+    "shipcode_mcp.workers",
+    "uvicorn",
     "shipcode_mcp.limits",
     "shipcode_mcp.prompts",
     "shipcode_mcp.scheduler",

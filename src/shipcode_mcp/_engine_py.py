@@ -5,6 +5,7 @@ rules (:mod:`shipcode_mcp.lines`) and keeps the answers until they are written.
 
 - In process: ``feed(chunk)`` takes any chunking of the input and returns the answers
   completed by it; ``finish()`` ends the input (a last line without ``\\n`` is still a line).
+  ``message(body)`` judges one whole message without framing (the HTTP transport's bodies).
 - Serving a sync app: ``serve(fd_in, fd_out)`` is the whole loop: big reads, one write per
   chunk read, so an answer is out before the engine blocks on input again.
 - Serving with the concurrent scheduler: ``attach(fd_out)``, then ``take(chunk)`` /
@@ -111,6 +112,11 @@ class Engine:
     def finish(self) -> bytes:
         """End of input: judge the unterminated last line, if any; return its answer."""
         self._finish()
+        return self._drain()
+
+    def message(self, data: bytes) -> bytes:
+        """Judge one whole message without framing (an HTTP body: a newline is whitespace); its answers."""
+        self._line(data)
         return self._drain()
 
     def _finish(self) -> None:

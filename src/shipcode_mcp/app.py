@@ -321,6 +321,37 @@ class Server:
         self._catalogues.add(catalogue)
         return catalogue
 
+    def http_app(
+        self,
+        path: str = "/mcp",
+        allowed_hosts: list[str] | None = None,
+        allowed_origins: list[str] | None = None,
+        max_message_bytes: int | None = None,
+        auth: Callable[[str], Any] | None = None,
+        **options: Any,
+    ) -> Any:
+        """This app as an ASGI 3 application speaking Streamable HTTP at ``path`` (see ``docs/http.md``).
+
+        Serve it with uvicorn (``pip install shipcode-mcp[http]``), hypercorn or granian, or mount it
+        in Starlette or FastAPI. On a loopback address only localhost Host and Origin values pass
+        unless ``allowed_hosts``/``allowed_origins`` say otherwise. ``auth(token)`` (sync or async)
+        returns who is calling, or None to refuse the bearer token (401); handlers see it as
+        ``ctx.auth``. Further options: ``resource``, ``authorization_servers``, ``scopes`` (the
+        protected resource metadata), ``max_sessions``, ``session_idle_seconds``,
+        ``max_concurrency``, ``workers``.
+        """
+        from .http import http_app
+
+        return http_app(
+            self,
+            path,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            max_message_bytes=max_message_bytes,
+            auth=auth,
+            **options,
+        )
+
     def run(
         self,
         max_message_bytes: int | None = None,

@@ -53,6 +53,22 @@ def _seconds(text: str) -> float:
 _seconds.__name__ = "number of seconds"
 
 
+def _address(text: str) -> tuple[str, int]:
+    from .http.serve import parse_address
+
+    return parse_address(text)
+
+
+_address.__name__ = "[HOST:]PORT"
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+_names.__name__ = "comma-separated list"
+
+
 def _versions(text: str) -> tuple[str, ...]:
     chosen = tuple(version.strip() for version in text.split(","))
     if not all(version in ALL_VERSIONS for version in chosen):
@@ -80,6 +96,10 @@ class Options:
         self.resources: list[str] = []
         self.max_resource_bytes: int | None = None
         self.protocol_versions: tuple[str, ...] | None = None
+        self.http: tuple[str, int] | None = None
+        self.processes = 1
+        self.allowed_hosts: list[str] | None = None
+        self.allowed_origins: list[str] | None = None
 
 
 def parse_command_line(argv: Sequence[str]) -> Options:
@@ -207,6 +227,40 @@ def build_parser():  # -> argparse.ArgumentParser
             f"-32603 'Resource too large' without reading it (default: {DEFAULT_MAX_RESOURCE_BYTES}, i.e. 16 MiB)"
         ),
     )
+    http = parser.add_argument_group("serving over HTTP (needs the extra shipcode-mcp[http])")
+    http.add_argument(
+        "--http",
+        type=_address,
+        metavar="[HOST:]PORT",
+        help=(
+            "serve Streamable HTTP at http://HOST:PORT/mcp with uvicorn instead of stdio "
+            "(HOST: 127.0.0.1 unless given; see docs/http.md)"
+        ),
+    )
+    http.add_argument(
+        "--processes",
+        type=_positive_int,
+        metavar="N",
+        help="with --http: N server processes on one socket, sharing one state key (default: 1)",
+    )
+    http.add_argument(
+        "--allowed-hosts",
+        type=_names,
+        metavar="LIST",
+        help=(
+            "with --http: the Host values accepted, comma-separated (host or host:port, * for any; "
+            "default: localhost names on a loopback address, any elsewhere)"
+        ),
+    )
+    http.add_argument(
+        "--allowed-origins",
+        type=_names,
+        metavar="LIST",
+        help=(
+            "with --http: the Origin values accepted, comma-separated (scheme://host[:port], * for any; "
+            "default: localhost origins on a loopback address, the request's own host elsewhere)"
+        ),
+    )
     return parser
 
 
@@ -222,34 +276,92 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def build_app(args: Options):  # -> Server
+    """The app the options name, with their resources and protocol versions (TargetError if it cannot load)."""
     from .app import check_versions
+    from .target import TargetError, load_target
+
+    if args.target is None:
+        from .defaults import app
+    else:
+        app = load_target(args.target)
+    if args.resources or args.protocol_versions:
+        import copy
+
+        app = copy.copy(app)  # the app object itself stays as its module defined it
+        app.resources = dict(app.resources)
+    if args.protocol_versions:
+        app.protocol_versions = check_versions(args.protocol_versions)
+    for directory in args.resources:
+        try:
+            app.add_resource_folder(directory, args.max_resource_bytes)
+        except OSError as error:
+            raise TargetError(f"--resources {directory}: {error.strerror or error}") from None
+    return app
+
+
+#: Hands the command line to the processes of ``--http --processes N``.
+ARGV_VARIABLE = "SHIPCODE_MCP_HTTP_ARGV"
+
+
+def http_app_of(args: Options, app):  # -> the ASGI app
+    return app.http_app(
+        allowed_hosts=args.allowed_hosts,
+        allowed_origins=args.allowed_origins,
+        max_message_bytes=args.max_message_bytes,
+        max_concurrency=args.max_concurrency,
+        workers=args.workers,
+    )
+
+
+def http_worker_app():  # -> the ASGI app
+    """One process of ``--http --processes N``: the app of the command line handed down."""
+    import json
+    import os
+
+    args = parse_command_line(json.loads(os.environ[ARGV_VARIABLE]))
+    _log.set_level(args.log_level)
+    return http_app_of(args, build_app(args))
+
+
+def serve_http(args: Options, argv: Sequence[str], app) -> int:
+    """Serve ``app`` over HTTP as the options say; 2 when uvicorn is missing."""
+    from .http import serve
+
+    missing = serve.uvicorn_missing()
+    if missing is not None:
+        sys.stderr.write(f"shipcode-mcp: error: {missing}\n")
+        return EXIT_USAGE
+    host, port = args.http
+    if args.processes > 1:
+        import json
+        import os
+
+        serve.share_state_key(app.state_key)
+        os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
+        serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level)
+    else:
+        serve.serve(http_app_of(args, app), host, port, 1, args.log_level)
+    return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from .runner import guard_stdout, serve_app, standard_descriptors_ready
-    from .target import TargetError, app_failure, load_target
+    from .target import TargetError, app_failure
 
     if not standard_descriptors_ready():
         return EXIT_OK
 
-    args = parse_command_line(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_command_line(argv)
+    http_only = args.processes != 1 or args.allowed_hosts is not None or args.allowed_origins is not None
+    if args.http is None and http_only:
+        sys.stderr.write("shipcode-mcp: error: --processes, --allowed-hosts and --allowed-origins need --http\n")
+        return EXIT_USAGE
     _log.set_level(args.log_level)
     guard_stdout()  # before any user code runs: even an import-time print must not reach stdout
     try:
-        if args.target is None:
-            from .defaults import app
-        else:
-            app = load_target(args.target)
-        if args.resources or args.protocol_versions:
-            import copy
-
-            app = copy.copy(app)  # the app object itself stays as its module defined it
-            app.resources = dict(app.resources)
-        if args.protocol_versions:
-            app.protocol_versions = check_versions(args.protocol_versions)
-        for directory in args.resources:
-            try:
-                app.add_resource_folder(directory, args.max_resource_bytes)
-            except OSError as error:
-                raise TargetError(f"--resources {directory}: {error.strerror or error}") from None
+        app = build_app(args)
         try:
             catalogue = app.catalogue()
         except Exception as error:
@@ -257,6 +369,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except TargetError as error:
         sys.stderr.write(f"shipcode-mcp: error: {error}\n")
         return EXIT_USAGE
+    if args.http is not None:
+        return serve_http(args, argv, app)
     return serve_app(
         app,
         catalogue,

@@ -12,6 +12,8 @@ asked at once.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from orjson import loads
 
 from .errors import ClientError
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     from .session import Session
 
 _NO_RESPONSES: dict = {}
+#: Who is calling, as the transport's authentication established it (None: no one said).
+CALLER: ContextVar[Any] = ContextVar("shipcode_mcp_caller", default=None)
 
 
 class _Done:
@@ -57,6 +61,12 @@ class Context:
     def request_id(self) -> int | str:
         """The request's id, as the client sent it."""
         return loads(self._id_bytes)
+
+    @property
+    def auth(self) -> Any:
+        """Who is calling: what the HTTP app's ``auth=`` function returned for this request's bearer
+        token (None without authentication, and on stdio)."""
+        return CALLER.get()
 
     @property
     def client_capabilities(self) -> dict[str, Any]:

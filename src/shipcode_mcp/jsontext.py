@@ -142,3 +142,12 @@ def number_text(value: int | float) -> str:
 
 #: Compact JSON, UTF-8 as is: the one serializer both engines use (orjson, default options).
 dumps = orjson.dumps
+
+
+def id_text(request_id: object) -> bytes | None:
+    """A request id as answers write it (None: an id that is neither an integer nor a string)."""
+    if type(request_id) is int:
+        return b"%d" % request_id
+    if type(request_id) is str:
+        return dumps(request_id)
+    return None

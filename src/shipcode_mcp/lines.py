@@ -66,6 +66,9 @@ class LineRules:
         self.session = catalogue.session
         #: The 2026-07-28 side of the catalogue (None: the app speaks only legacy versions).
         self.modern = catalogue.modern
+        #: Whether every request is judged by 2026-07-28's rules, ``_meta`` or not (an app that
+        #: speaks only that version; an HTTP request whose header names it).
+        self.all_modern = self.modern is not None and self.modern.only
         self.catalogue = catalogue
         self.max = max_message_bytes
         #: Answers not yet taken by the engine, in order.
@@ -135,7 +138,7 @@ class LineRules:
             # 2026-07-28 when _meta names a protocol version, for its own methods, or when the app
             # speaks only that revision.
             meta = params.get("_meta") if type(params) is dict else None
-            if modern.only or (type(meta) is dict and META_VERSION in meta) or method in MODERN_METHODS:
+            if self.all_modern or (type(meta) is dict and META_VERSION in meta) or method in MODERN_METHODS:
                 return self.modern_request(id_bytes, method, params)
         route = self.routes.get(method)
         if route is None:

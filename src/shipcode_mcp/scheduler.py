@@ -25,25 +25,21 @@ import contextvars
 import gc
 import os
 import threading
-from concurrent.futures import Executor, Future
 
-from ._log import log, log_exception
+from ._log import log
 from .errors import ClientError
-from .jsontext import dumps
+from .jsontext import id_text
 from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
 from .protocol import (
     INTERNAL_ERROR,
-    INTERNAL_ERROR_TAIL,
     READ_SIZE,
     RESPONSE_HEAD,
-    RESULT_MID,
-    RESULT_TAIL,
-    RpcError,
     ServerStop,
     error_tail,
 )
 from .session import ASYNC, INLINE, PAUSE, settled
 from .signals import keep_off_this_thread
+from .workers import ClientRequests, WorkerPool, job_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,41 +73,6 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
     return asyncio.new_event_loop()
 
 
-class WorkerPool(Executor):
-    """Up to ``workers`` daemon threads, started as needed: a blocking tool that never
-    returns cannot keep the process from exiting."""
-
-    def __init__(self, workers: int) -> None:
-        import queue
-
-        self._queue: Any = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)
-        self._workers = workers
-        self._started = 0
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
-        self._queue.put((future, fn, args, kwargs))
-        if not self._idle.acquire(blocking=False) and self._started < self._workers:
-            self._started += 1
-            threading.Thread(target=self._work, name=f"shipcode-worker-{self._started}", daemon=True).start()
-        return future
-
-    def _work(self) -> None:
-        keep_off_this_thread()
-        while True:
-            future, fn, args, kwargs = self._queue.get()
-            if future.set_running_or_notify_cancel():
-                try:
-                    result = fn(*args, **kwargs)
-                except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
-                    future.set_exception(error)
-                else:
-                    future.set_result(result)
-            del future, fn, args, kwargs
-            self._idle.release()
-
-
 class Scheduler:
     """Serves one session on ``fd_in``/``fd_out`` with an engine and an event loop."""
 
@@ -137,8 +98,7 @@ class Scheduler:
         self.loop = new_event_loop()
         self.jobs: dict[Any, bytes] = {}  # task or future in flight -> its id bytes
         self.silenced: set[Any] = set()  # cancelled: never answered
-        self.pending: dict[bytes, tuple[asyncio.Future, str]] = {}  # requests to the client
-        self.next_request = 0
+        self.requests = ClientRequests()
         self.pool: WorkerPool | None = None
         self.reading = False
         self.poll_input = False  # input that epoll refuses (a regular file): read in turns
@@ -247,7 +207,7 @@ class Scheduler:
         for job in list(self.jobs):
             self.silenced.add(job)
             job.cancel()
-        self._fail_requests("the server is stopping")
+        self.requests.fail("the server is stopping")
         self.engine.flush_soon()
         self.loop.stop()
 
@@ -314,7 +274,7 @@ class Scheduler:
         self._guarded(self.engine.end_input)
         if self.stopping:
             return
-        self._fail_requests("the input ended before the client answered")
+        self.requests.fail("the input ended before the client answered")
         if self.jobs:
             self._flush()
             self.grace_timer = self.loop.call_later(self.eof_grace, self._expire)
@@ -365,7 +325,7 @@ class Scheduler:
             job = self.loop.create_task(work if deferred.contained else settled(work))
         else:
             if self.pool is None:
-                self.pool = WorkerPool(self.workers)
+                self.pool = WorkerPool(self.workers, keep_off_this_thread)
             job = self.loop.run_in_executor(self.pool, deferred.func, *args)
         self.jobs[job] = id_bytes
         job.add_done_callback(self._job_done, context=self._done_context)
@@ -374,7 +334,7 @@ class Scheduler:
     def run_blocking(self, func, *args) -> Any:
         """An awaitable of ``func(*args)`` run in the worker threads."""
         if self.pool is None:
-            self.pool = WorkerPool(self.workers)
+            self.pool = WorkerPool(self.workers, keep_off_this_thread)
         return self.loop.run_in_executor(self.pool, func, *args)
 
     def _done(self, job: Any) -> None:
@@ -384,7 +344,7 @@ class Scheduler:
         if job in self.silenced:
             self.silenced.discard(job)
         elif not self.stopping:
-            self.send(self._answer(id_bytes, job))
+            self.send(job_answer(id_bytes, job))
         if self.stopping:
             return
         if self.paused and not self.resume_due:
@@ -402,29 +362,10 @@ class Scheduler:
         if not self.paused:
             self._start_reading()
 
-    def _answer(self, id_bytes: bytes, job: Any) -> bytes:
-        if job.cancelled():
-            log("error", "a handler was cancelled from within; answering Internal error")
-            return RESPONSE_HEAD + id_bytes + INTERNAL_ERROR_TAIL
-        error = job.exception()
-        if error is None:
-            body = job.result()
-            if type(body) is bytes:
-                return RESPONSE_HEAD + id_bytes + RESULT_MID + body + RESULT_TAIL
-            log("error", f"internal error: a handler returned {type(body).__name__}, not bytes")
-        elif isinstance(error, RpcError):
-            return RESPONSE_HEAD + id_bytes + error.tail
-        else:
-            log_exception("internal error in a handler", error)
-        return RESPONSE_HEAD + id_bytes + INTERNAL_ERROR_TAIL
-
     def cancel(self, request_id: object) -> None:
         """Cancel the handlers in flight for ``request_id``; unknown ids are ignored."""
-        if type(request_id) is int:
-            key = b"%d" % request_id
-        elif type(request_id) is str:
-            key = dumps(request_id)
-        else:
+        key = id_text(request_id)
+        if key is None:
             return
         for job, id_bytes in self.jobs.items():  # rare: a scan beats an index kept per request
             if id_bytes == key:
@@ -437,40 +378,8 @@ class Scheduler:
         """Send a request to the client and wait for its ``result``."""
         if self.eof or self.stopping:
             raise ClientError(f"{method}: the input ended before the client answered")
-        self.next_request += 1
-        key = b'"s%d"' % self.next_request
-        line = b'{"jsonrpc":"2.0","id":' + key + b',"method":' + dumps(method)
-        if params is not None:
-            line += b',"params":' + dumps(params)
-        future = self.loop.create_future()
-        self.pending[key] = (future, method)
-        try:
-            self.send(line + b"}\n")
-            return await future
-        finally:
-            self.pending.pop(key, None)
+        return await self.requests.ask(self.loop, self.send, method, params)
 
     def response(self, id_bytes: bytes, message: dict[str, Any]) -> None:
         """A client's response: resolves the matching request; any other is ignored."""
-        waiting = self.pending.pop(id_bytes, None)
-        if waiting is None:
-            return
-        future, method = waiting
-        if future.done():
-            return
-        if "error" not in message:
-            future.set_result(message.get("result"))
-            return
-        error = message.get("error")
-        if type(error) is dict:
-            reason = f"error {error.get('code')}: {error.get('message')}"
-        else:
-            reason = "an invalid error"
-            error = None
-        future.set_exception(ClientError(f"{method}: the client answered with {reason}", error))
-
-    def _fail_requests(self, why: str) -> None:
-        for future, method in self.pending.values():
-            if not future.done():
-                future.set_exception(ClientError(f"{method}: {why}"))
-        self.pending.clear()
+        self.requests.resolve(id_bytes, message)

@@ -1,0 +1,417 @@
+"""The MCP endpoint as a plain ASGI 3 application: both eras of Streamable HTTP on one path.
+
+- 2026-07-28 (a request whose ``MCP-Protocol-Version`` header is not a handshake version, or
+  any request to an app that speaks only 2026-07-28): POST only; headers checked against the
+  body (:mod:`.headers`); the HTTP status follows the answer's error code; a client that
+  disconnects cancels its request.
+- 2025-03-26 to 2025-11-25: ``initialize`` opens a session (:mod:`.sessions`); its requests
+  carry ``Mcp-Session-Id``; GET opens its stream, DELETE ends it; requests to the client travel
+  on the stream of the request that asks, their answers are POSTed back.
+
+An answer given with nothing before it is ``application/json``; when notifications (or requests
+to the client) precede it, the response is a ``text/event-stream`` that ends with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from .. import context
+from ..limits import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from ..protocol import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    LEGACY_VERSIONS,
+    PARSE_ERROR_LINE,
+    RESPONSE_HEAD,
+    RpcError,
+)
+from ..workers import WorkerPool
+from . import replies
+from .auth import WELL_KNOWN, BearerAuth
+from .exchange import ANSWER, END, LINE
+from .guard import Guard, accepts, is_json, is_loopback
+from .headers import RequestHeaders, check_request, mismatch
+from .posts import INVALID, REQUEST, BodyTooLarge, ClientGone, Post, read_body
+from .served import Served
+from .sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECONDS, SessionTable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..app import Server
+    from .exchange import Exchange
+
+#: Seconds between keep-alive comments on a quiet long-lived stream.
+KEEPALIVE_SECONDS = 15.0
+UNSUPPORTED_VERSION = -32022
+
+
+class McpHttpApp:
+    """The ASGI application of an MCP app (see :func:`http_app`)."""
+
+    def __init__(
+        self,
+        app: Server,
+        path: str = "/mcp",
+        allowed_hosts: list[str] | None = None,
+        allowed_origins: list[str] | None = None,
+        max_message_bytes: int | None = None,
+        auth: Callable[[str], Any] | None = None,
+        resource: str | None = None,
+        authorization_servers: list[str] | None = None,
+        scopes: list[str] | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS,
+        max_concurrency: int | None = None,
+        workers: int | None = None,
+    ) -> None:
+        if not path.startswith("/"):
+            raise ValueError("path must start with /")
+        self.app = app
+        self.path = path
+        self.guard = Guard(allowed_hosts, allowed_origins)
+        self.max = max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
+        if self.max < 1:
+            raise ValueError("max_message_bytes must be at least 1")
+        self.auth = None
+        if auth is not None:
+            self.auth = BearerAuth(auth, resource, authorization_servers, scopes)
+        self.max_concurrency = max_concurrency or DEFAULT_MAX_CONCURRENCY
+        self.workers = workers or DEFAULT_WORKERS
+        for name, value in (("max_concurrency", self.max_concurrency), ("workers", self.workers)):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1")
+        self.sessions = SessionTable(self._legacy_catalogue, max_sessions, session_idle_seconds)
+        self.versions = app.protocol_versions
+        self.legacy = any(version in LEGACY_VERSIONS for version in self.versions)
+        self.modern_spoken = not all(version in LEGACY_VERSIONS for version in self.versions)
+        self._pool: WorkerPool | None = None
+        self._shared: Served | None = None
+        self._in_flight: asyncio.Semaphore | None = None
+        #: ``subscriptions/listen`` streams open.
+        self.listening = 0
+
+    # -- what serves ---------------------------------------------------------------------------
+
+    def pool(self) -> WorkerPool:
+        if self._pool is None:
+            self._pool = WorkerPool(self.workers)
+        return self._pool
+
+    def shared(self) -> Served:
+        """The catalogue serving 2026-07-28 requests and refusing malformed bodies (made on first use)."""
+        if self._shared is None:
+            self._shared = Served(self.app, self.max, self.pool, all_modern=self.modern_spoken)
+            self._in_flight = asyncio.Semaphore(self.max_concurrency)
+        return self._shared
+
+    def _legacy_catalogue(self, standalone: Callable[[bytes], object]) -> Served:
+        return Served(self.app, self.max, self.pool, standalone=standalone)
+
+    # -- ASGI ----------------------------------------------------------------------------------
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self.http(scope, receive, send)
+        elif kind == "lifespan":
+            await self.lifespan(receive, send)
+        else:  # a websocket, say: not served here
+            await send({"type": "websocket.close", "code": 1000})
+
+    async def lifespan(self, receive: Callable[[], Any], send: Callable[..., Any]) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.shared()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.sessions.close_all()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def http(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
+        root = scope.get("root_path", "")
+        path = scope["path"]
+        route = path[len(root) :] if root and path.startswith(root) else path
+        headers = RequestHeaders(scope["headers"])
+        loopback = is_loopback(scope.get("server"))
+        host = headers.get("host")
+        if self.guard.host_refused(host, loopback):
+            await replies.refuse(send, 421, INVALID_REQUEST, "Misdirected Request: Host not allowed")
+            return
+        if self.guard.origin_refused(headers.get("origin"), host, loopback):
+            await replies.refuse(send, 403, INVALID_REQUEST, "Forbidden: Origin not allowed")
+            return
+        if self.auth is not None and route in (WELL_KNOWN, WELL_KNOWN + self.path):
+            await self.resource_metadata(scope, send, headers, root)
+            return
+        if route != self.path:
+            await replies.reply(send, 404, replies.refusal_body(INVALID_REQUEST, "Not Found"))
+            return
+        caller = None
+        if self.auth is not None:
+            caller = await self.auth.caller(headers.get("authorization"))
+            if caller is None:
+                base = self.base_url(scope, headers)
+                await replies.refuse(
+                    send,
+                    401,
+                    INVALID_REQUEST,
+                    "Unauthorized: a valid bearer token is required",
+                    [(b"www-authenticate", self.auth.challenge(base, root + self.path))],
+                )
+                return
+        token = context.CALLER.set(caller)
+        try:
+            method = scope["method"]
+            if method == "POST":
+                await self.post(receive, send, headers, caller)
+            elif method in ("GET", "DELETE") and self.legacy and headers.get("mcp-session-id") is not None:
+                await (self.get if method == "GET" else self.delete)(receive, send, headers, caller)
+            else:
+                allow = b"GET, POST, DELETE" if self.legacy else b"POST"
+                await replies.refuse(send, 405, INVALID_REQUEST, "Method Not Allowed", [(b"allow", allow)])
+        finally:
+            context.CALLER.reset(token)
+
+    def base_url(self, scope: dict[str, Any], headers: RequestHeaders) -> str:
+        server = scope.get("server") or ("localhost", 80)
+        host = headers.get("host") or f"{server[0]}:{server[1]}"
+        return f"{scope.get('scheme', 'http')}://{host}"
+
+    async def resource_metadata(
+        self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str
+    ) -> None:
+        base = self.base_url(scope, headers)
+        await replies.reply(send, 200, self.auth.metadata(base, root + self.path))
+
+    # -- POST ------------------------------------------------------------------------------------
+
+    async def post(
+        self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
+    ) -> None:
+        if not is_json(headers.get("content-type")):
+            await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send application/json")
+            return
+        json_ok, stream_ok = accepts(headers.get("accept"))
+        if not (json_ok or stream_ok):
+            await replies.refuse(
+                send, 406, INVALID_REQUEST, "Not Acceptable: accept application/json or text/event-stream"
+            )
+            return
+        try:
+            body = await read_body(receive, self.max, headers.get("content-length"))
+        except BodyTooLarge:
+            await replies.refuse(send, 413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max} bytes")
+            return
+        except ClientGone:
+            return
+        post = Post(receive, send, headers, body, json_ok, stream_ok, caller)
+        shared = self.shared()  # made on first use: an event loop runs
+        if post.kind == INVALID:
+            answer = shared.judge(body) if post.message is not None or body.strip() else b""
+            await replies.reply(send, 400, answer or PARSE_ERROR_LINE)
+            return
+        version = headers.get("mcp-protocol-version")
+        version = None if version is None else version.strip(" \t")
+        modern = self.modern_spoken and (not self.legacy or (version is not None and version not in LEGACY_VERSIONS))
+        negotiating = post.method == "initialize" and not modern
+        if version is not None and version not in self.versions and not negotiating:
+            error = RpcError(
+                UNSUPPORTED_VERSION,
+                "Unsupported protocol version",
+                {"supported": list(self.versions), "requested": version},
+            )
+            await replies.reply(send, 400, RESPONSE_HEAD + post.rid + error.tail)
+        elif modern:
+            await self.modern_post(post)
+        else:
+            await self.legacy_post(post)
+
+    async def modern_post(self, post: Post) -> None:
+        if post.kind != REQUEST:  # 2026-07-28 defines no notification or response from the client over HTTP
+            await replies.reply(post.send, 202)
+            return
+        shared = self.shared()
+        try:
+            if post.headers.get("mcp-protocol-version") is None:
+                raise mismatch("MCP-Protocol-Version header is missing")
+            check_request(post.headers, post.method, post.message.get("params"), shared.catalogue.tools)
+        except RpcError as error:
+            await replies.reply(post.send, 400, RESPONSE_HEAD + post.rid + error.tail)
+            return
+        if post.method == "subscriptions/listen":
+            await self.listen(post)
+            return
+        async with self._in_flight:
+            exchange = shared.exchange()
+            await self.deliver(post, exchange, shared.judge(post.body, exchange), True, [])
+
+    async def listen(self, post: Post) -> None:
+        """``subscriptions/listen``: a catalogue of its own, whose notifications all go to this stream.
+
+        At most ``max_sessions`` streams are open at once (beyond: 503).
+        """
+        if not post.stream_ok:
+            await replies.refuse(post.send, 406, INVALID_REQUEST, "Not Acceptable: accept text/event-stream")
+            return
+        if self.listening >= self.sessions.max_sessions:
+            await replies.refuse(post.send, 503, INTERNAL_ERROR, "Service Unavailable: too many open subscriptions")
+            return
+        served = Served(self.app, self.max, self.pool, all_modern=True)
+        exchange = served.exchange()
+        served.runtime.standalone = lambda line: exchange.put(LINE, line)
+        self.listening += 1
+        try:
+            answer = served.judge(post.body, exchange)
+            if answer:
+                await replies.reply(post.send, replies.modern_status(answer, post.rid), answer)
+                return
+            await replies.open_stream(post.send)
+            await self.pump(post.receive, post.send, exchange, cancel=True, keepalive=True)
+        finally:
+            self.listening -= 1
+            served.end()
+
+    async def legacy_post(self, post: Post) -> None:
+        session_id = post.headers.get("mcp-session-id")
+        opening = post.method == "initialize" and session_id is None
+        if opening:
+            session = self.sessions.open(post.caller)
+            if session is None:
+                await replies.refuse(post.send, 503, INTERNAL_ERROR, "Service Unavailable: too many open sessions")
+                return
+        elif session_id is None:
+            await replies.refuse(post.send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is missing")
+            return
+        else:
+            session = self.sessions.get(session_id, post.caller)
+            if session is None:
+                await replies.refuse(post.send, 404, INVALID_REQUEST, "Session not found")
+                return
+        extra = [(b"mcp-session-id", session.id.encode())]
+        session.busy += 1
+        try:
+            async with self._in_flight:
+                exchange = session.served.exchange()
+                answer = session.served.judge(post.body, exchange)
+                if post.kind != REQUEST:
+                    await replies.reply(post.send, 202, b"", extra)
+                elif opening and replies.error_code(answer, post.rid) is not None:
+                    self.sessions.close(session.id)
+                    await replies.reply(post.send, 200, answer)
+                else:
+                    await self.deliver(post, exchange, answer, False, extra)
+        finally:
+            session.busy -= 1
+            session.touch()
+
+    # -- answers -----------------------------------------------------------------------------------
+
+    async def deliver(
+        self, post: Post, exchange: Exchange, answer: bytes, modern: bool, extra: list[tuple[bytes, bytes]]
+    ) -> None:
+        """Send a judged request's answer: at once as JSON when nothing precedes it, else as the exchange goes."""
+        if answer and not exchange.waiting:
+            status = replies.modern_status(answer, post.rid) if modern else 200
+            await replies.reply(post.send, status, answer, extra)
+            return
+        if answer:
+            exchange.put(ANSWER, answer)
+        watcher = asyncio.ensure_future(self.watch(post.receive, exchange, modern))
+        try:
+            await self.respond(post, exchange, modern, extra)
+        finally:
+            watcher.cancel()
+
+    async def respond(self, post: Post, exchange: Exchange, modern: bool, extra: list[tuple[bytes, bytes]]) -> None:
+        """Send what the exchange gives: one JSON answer, or an event stream ending with the answer."""
+        send = post.send
+        kind, line = await exchange.next()
+        while kind == LINE and not post.stream_ok:  # the client reads JSON only: the answer alone
+            kind, line = await exchange.next()
+        if exchange.closed:  # the client left
+            return
+        if kind == ANSWER and post.json_ok:
+            status = replies.modern_status(line, post.rid) if modern else 200
+            await replies.reply(send, status, line, extra)
+            return
+        await replies.open_stream(send, extra)
+        while kind != END:
+            await replies.stream_line(send, line)
+            if kind == ANSWER:
+                break
+            kind, line = await exchange.next()
+        if not exchange.closed:
+            await replies.close_stream(send)
+
+    async def watch(self, receive: Callable[[], Any], exchange: Exchange, cancel: bool) -> None:
+        """Wait for the client to disconnect: then leave the exchange (and, when ``cancel``, stop its work)."""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                exchange.leave(cancel)
+                return
+
+    async def pump(
+        self, receive: Callable[[], Any], send: Callable[..., Any], exchange: Exchange, cancel: bool, keepalive: bool
+    ) -> None:
+        """Stream the exchange's lines until it ends or the client leaves; keep-alive comments while quiet."""
+        watcher = asyncio.ensure_future(self.watch(receive, exchange, cancel))
+        try:
+            while True:
+                try:
+                    kind, line = await asyncio.wait_for(exchange.next(), KEEPALIVE_SECONDS if keepalive else None)
+                except TimeoutError:
+                    await send({"type": "http.response.body", "body": replies.KEEPALIVE, "more_body": True})
+                    continue
+                if kind == END:
+                    break
+                await replies.stream_line(send, line)
+                if kind == ANSWER:
+                    break
+            if not exchange.closed:
+                await replies.close_stream(send)
+        finally:
+            watcher.cancel()
+
+    # -- GET and DELETE (legacy sessions) ----------------------------------------------------------
+
+    async def get(
+        self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
+    ) -> None:
+        """The session's stream: what no request waits for (list changes, resource updates)."""
+        if not accepts(headers.get("accept"))[1]:
+            await replies.refuse(send, 406, INVALID_REQUEST, "Not Acceptable: accept text/event-stream")
+            return
+        session = self.sessions.get(headers.get("mcp-session-id"), caller)
+        if session is None:
+            await replies.refuse(send, 404, INVALID_REQUEST, "Session not found")
+            return
+        if session.stream is not None:
+            await replies.refuse(send, 409, INVALID_REQUEST, "Conflict: the session's stream is already open")
+            return
+        exchange = session.stream = session.served.exchange()
+        try:
+            await replies.open_stream(send, [(b"mcp-session-id", session.id.encode())])
+            await self.pump(receive, send, exchange, cancel=False, keepalive=True)
+        finally:
+            if session.stream is exchange:
+                session.stream = None
+            session.touch()
+
+    async def delete(
+        self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
+    ) -> None:
+        """End the session."""
+        session_id = headers.get("mcp-session-id")
+        if self.sessions.get(session_id, caller) is None:
+            await replies.refuse(send, 404, INVALID_REQUEST, "Session not found")
+            return
+        self.sessions.close(session_id)
+        await replies.reply(send, 200)

@@ -1,0 +1,77 @@
+"""``shipcode-mcp --http``: an app's ASGI application served by uvicorn, in one process or several.
+
+uvicorn (with its C HTTP parser and uvloop) comes with the optional extra ``shipcode-mcp[http]``.
+Several processes share one listening socket (uvicorn's ``workers``); each builds the app again
+from the command line, and all of them seal 2026-07-28 request states with one key: the app's,
+``SHIPCODE_MCP_STATE_KEY``'s, or one made here and handed down in that variable.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+
+from ..requeststate import STATE_KEY_VARIABLE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: The extra that brings uvicorn.
+EXTRA = "shipcode-mcp[http]"
+#: Seconds open streams (subscriptions, session streams) may take to end when the server stops.
+SHUTDOWN_GRACE_SECONDS = 5
+#: uvicorn's log level for each of ``--log-level``'s.
+LOG_LEVELS = {"debug": "debug", "info": "info", "warning": "warning", "error": "error", "off": "critical"}
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``(host, port)`` of ``[HOST:]PORT`` (host 127.0.0.1 when not given; ``[::1]:PORT`` for IPv6)."""
+    host, colon, port = text.rpartition(":")
+    if not colon:
+        host = "127.0.0.1"
+    elif host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port.isdigit() or int(port) > 65535 or (colon and not host):
+        raise ValueError(text)
+    return host, int(port)
+
+
+def uvicorn_missing() -> str | None:
+    """Why uvicorn cannot serve (one line), or None when it can."""
+    try:
+        import uvicorn  # noqa: F401
+    except ImportError:
+        return f"--http needs uvicorn: pip install '{EXTRA}'"
+    return None
+
+
+def share_state_key(configured: object) -> None:
+    """Give the processes of one server one state key: make one when neither the app nor the
+    environment has one."""
+    if configured is None and not os.environ.get(STATE_KEY_VARIABLE):
+        os.environ[STATE_KEY_VARIABLE] = secrets.token_urlsafe(32)
+
+
+def serve(app: Any, host: str, port: int, processes: int, log_level: str) -> None:
+    """Serve an ASGI app (or, for several processes, the import string of a factory) until stopped.
+
+    uvicorn handles the stop signals while it serves, then raises the one it caught again: the
+    command line's own handler then ends the process with status 0.
+    """
+    import uvicorn
+
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": LOG_LEVELS[log_level],
+        "lifespan": "on",
+        "timeout_graceful_shutdown": SHUTDOWN_GRACE_SECONDS,
+        "server_header": False,
+    }
+    if processes > 1:
+        uvicorn.run(app, factory=True, workers=processes, **options)
+    else:
+        uvicorn.run(app, **options)
+    sys.stderr.flush()

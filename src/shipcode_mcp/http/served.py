@@ -1,0 +1,75 @@
+"""An app's catalogue served over HTTP: what judges its messages, and its session's runtime.
+
+Each body is judged as a stdio line is, so its answer is the stdio server's bytes: a legacy
+session's bodies by the engine itself (``Engine.message``: the compiled fast path, then the
+line rules), 2026-07-28 bodies by the line rules with every request judged by that era's rules.
+2026-07-28 requests share one ``Served`` (they carry their state); each legacy session and each
+``subscriptions/listen`` stream has its own.
+"""
+
+from __future__ import annotations
+
+from .._engine import Engine
+from ..lines import LineRules
+from .exchange import CURRENT, Exchange, Runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..app import Server
+    from ..workers import WorkerPool
+
+
+def modern_judge(rules: LineRules) -> Callable[[bytes], bytes]:
+    """Judge a body by the line rules, every request by 2026-07-28's rules; its answers."""
+    rules.all_modern = True
+    out = rules.out
+
+    def judge(body: bytes) -> bytes:
+        rules.line(body)
+        if not out:
+            return b""
+        answer = b"".join(out)
+        out.clear()
+        return answer
+
+    return judge
+
+
+class Served:
+    """A catalogue of ``app``, what judges its messages, and a runtime for its deferred work."""
+
+    __slots__ = ("catalogue", "_judge", "runtime")
+
+    def __init__(
+        self,
+        app: Server,
+        max_message_bytes: int,
+        pool: Callable[[], WorkerPool],
+        all_modern: bool = False,
+        standalone: Callable[[bytes], object] | None = None,
+    ) -> None:
+        self.catalogue = app.catalogue()
+        if all_modern:
+            self._judge = modern_judge(LineRules(self.catalogue, max_message_bytes))
+        else:
+            self._judge = Engine(self.catalogue, max_message_bytes).message
+        self.runtime = Runtime(self.catalogue.session, pool, standalone)
+
+    def exchange(self) -> Exchange:
+        """A new exchange for a request to this catalogue."""
+        return Exchange()
+
+    def judge(self, body: bytes, exchange: Exchange | None = None) -> bytes:
+        """Judge one message for ``exchange``; the answer given at once (``b""``: none, or later)."""
+        self.runtime.serving()
+        token = CURRENT.set(exchange)
+        try:
+            return self._judge(body)
+        finally:
+            CURRENT.reset(token)
+
+    def end(self) -> None:
+        """Stop serving: cancel the work in flight."""
+        self.runtime.end()

@@ -1,0 +1,100 @@
+"""Bearer tokens over HTTP: 401 with where to get one, the protected resource metadata, ``ctx.auth``."""
+
+from __future__ import annotations
+
+from httpwire import POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
+
+from shipcode_mcp import Context, Server
+
+TOKENS = {"good": {"sub": "ada"}, "other": {"sub": "bob"}}
+INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
+
+
+def make_app() -> Server:
+    app = Server("guarded", version="1.0.0")
+
+    @app.tool()
+    def whoami(ctx: Context) -> str:
+        """Who is calling"""
+        return ctx.auth["sub"]
+
+    @app.tool()
+    async def whoami_async(ctx: Context) -> str:
+        """Who is calling, asked from a task"""
+        return ctx.auth["sub"]
+
+    @app.tool(blocking=True)
+    def whoami_thread(ctx: Context) -> str:
+        """Who is calling, asked from a worker thread"""
+        return ctx.auth["sub"]
+
+    return app
+
+
+def verify(token: str):
+    return TOKENS.get(token)
+
+
+async def verify_async(token: str):
+    return TOKENS.get(token)
+
+
+UNAUTHORIZED = json_reply(
+    401,
+    refusal(-32600, "Unauthorized: a valid bearer token is required"),
+    ("www-authenticate", 'Bearer resource_metadata="http://localhost:8000/.well-known/oauth-protected-resource/mcp"'),
+)
+
+
+def test_no_or_a_refused_token_is_401_with_the_metadata_url() -> None:
+    served = make_app().http_app(auth=verify)
+    for authorization in (None, "Bearer bad", "Basic Z29vZA==", "Bearer "):
+        headers = dict(POST_HEADERS)
+        if authorization is not None:
+            headers["authorization"] = authorization
+        assert seen(within(http(served, "POST", INIT, headers))) == UNAUTHORIZED, authorization
+
+
+def test_the_protected_resource_metadata() -> None:
+    served = make_app().http_app(auth=verify, authorization_servers=["https://auth.example"], scopes=["notes"])
+    document = (
+        b'{"resource":"http://localhost:8000/mcp","authorization_servers":["https://auth.example"],'
+        b'"bearer_methods_supported":["header"],"scopes_supported":["notes"]}'
+    )
+    for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
+        call = within(http(served, "GET", b"", {"host": "localhost:8000"}, path=path))
+        assert seen(call) == json_reply(200, document), path
+    other = within(http(served, "GET", b"", {"host": "localhost:8000"}, path="/.well-known/oauth-protected-resourcex"))
+    assert other.status == 404
+    named = make_app().http_app(auth=verify, resource="https://mcp.example/mcp")
+    call = within(http(named, "GET", b"", {"host": "localhost"}, path="/.well-known/oauth-protected-resource"))
+    assert (
+        call.body
+        == b'{"resource":"https://mcp.example/mcp","authorization_servers":[],"bearer_methods_supported":["header"]}'
+    )
+
+
+def test_handlers_see_the_caller_in_every_mode() -> None:
+    for check in (verify, verify_async):
+        served = make_app().http_app(auth=check)
+        for tool in ("whoami", "whoami_async", "whoami_thread"):
+            body = modern_body("tools/call", {"name": tool}, rid=4)
+            headers = {**modern_headers("tools/call", tool), "authorization": "Bearer good"}
+            call = within(http(served, "POST", body, headers))
+            assert (call.status, b'"text":"ada"' in call.body) == (200, True), (check, tool)
+
+
+def test_a_session_belongs_to_the_caller_that_opened_it() -> None:
+    async def scenario():
+        served = make_app().http_app(auth=verify)
+        opened = await http(served, "POST", INIT, {**POST_HEADERS, "authorization": "Bearer good"})
+        session = opened.header("mcp-session-id")
+        listing = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+        headers = {**POST_HEADERS, "mcp-session-id": session}
+        own = await http(served, "POST", listing, {**headers, "authorization": "Bearer good"})
+        other = await http(served, "POST", listing, {**headers, "authorization": "Bearer other"})
+        return own, other
+
+    own, other = within(scenario())
+    assert own.status == 200
+    assert seen(other) == json_reply(404, refusal(-32600, "Session not found"))

@@ -1,0 +1,346 @@
+"""Streamable HTTP, 2025-03-26 to 2025-11-25: sessions opened by ``initialize``, their streams and ends.
+
+Answers are the stdio engine's bytes for the same lines (the ``run`` fixture: both engines);
+a session is one client's catalogue, as one stdio connection is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import orjson
+import pytest
+from httpwire import POST_HEADERS, STREAM, Call, empty_reply, events, http, json_reply, refusal, seen, within
+
+from shipcode_mcp import Context, Server
+
+INIT = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}'
+)
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+LIST = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+@pytest.fixture(autouse=True)
+def session_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions' bodies judged by the engine under test."""
+    from shipcode_mcp.http import served
+
+    monkeypatch.setattr(served, "Engine", engine_module.Engine)
+
+
+def make_app() -> Server:
+    app = Server("old", version="1.0.0", protocol_versions=["2025-11-25", "2025-06-18"])
+
+    @app.tool()
+    def echo(text: str) -> str:
+        """Echo"""
+        return text
+
+    @app.tool()
+    async def greet(ctx: Context) -> str:
+        """Asks the client's user a name"""
+        await ctx.info("asking")
+        answer = await ctx.elicit("What is your name?", SCHEMA)
+        return f"Hello, {answer['content']['name']}!"
+
+    return app
+
+
+def stdio(run, app: Server, *lines: bytes) -> list[bytes]:
+    """What the stdio engine under test writes for these lines, one answer per item."""
+    return run(b"".join(line + b"\n" for line in lines), catalogue=app.catalogue()).splitlines(keepends=True)
+
+
+def session_headers(session_id: str, **extra: str) -> dict[str, str]:
+    return {**POST_HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25", **extra}
+
+
+async def opened(served) -> tuple[Call, str]:
+    call = await http(served, "POST", INIT)
+    return call, call.header("mcp-session-id")
+
+
+def test_initialize_opens_a_session_and_its_requests_answer_as_on_stdio(run) -> None:
+    app = make_app()
+
+    async def scenario():
+        served = app.http_app()
+        init, session_id = await opened(served)
+        note = await http(served, "POST", INITIALIZED, session_headers(session_id))
+        listing = await http(served, "POST", LIST, session_headers(session_id))
+        return init, session_id, note, listing
+
+    init, session_id, note, listing = within(scenario())
+    init_answer, list_answer = stdio(run, app, INIT, INITIALIZED, LIST)
+    assert len(session_id) == 32 and session_id.isascii()
+    assert seen(init) == json_reply(200, init_answer, ("mcp-session-id", session_id))
+    assert seen(note) == empty_reply(202, ("mcp-session-id", session_id))
+    assert seen(listing) == json_reply(200, list_answer, ("mcp-session-id", session_id))
+
+
+def test_sessions_have_different_ids() -> None:
+    app = make_app()
+
+    async def scenario():
+        served = app.http_app()
+        return [(await opened(served))[1] for _ in range(3)]
+
+    ids = within(scenario())
+    assert len(set(ids)) == 3
+
+
+def test_a_request_without_a_session_is_refused() -> None:
+    call = within(http(make_app().http_app(), "POST", LIST))
+    assert seen(call) == json_reply(400, refusal(-32600, "Bad Request: Mcp-Session-Id header is missing"))
+
+
+def test_an_unknown_session_is_not_found() -> None:
+    call = within(http(make_app().http_app(), "POST", LIST, session_headers("nope")))
+    assert seen(call) == json_reply(404, refusal(-32600, "Session not found"))
+
+
+def in_session(app: Server, body: bytes) -> tuple[Call, str]:
+    """``body`` POSTed in a new session of ``app``: the call and the session's id."""
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        return await http(served, "POST", body, session_headers(session_id)), session_id
+
+    return within(scenario())
+
+
+def test_errors_of_a_session_answer_200(run) -> None:
+    app = make_app()
+    unknown = b'{"jsonrpc":"2.0","id":5,"method":"nothing/here"}'
+    call, session_id = in_session(app, unknown)
+    assert seen(call) == json_reply(200, stdio(run, app, unknown)[0], ("mcp-session-id", session_id))
+
+
+def test_a_failed_initialize_opens_no_session(run) -> None:
+    app = make_app()
+    bad = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":[1]}'
+    call = within(http(app.http_app(), "POST", bad))
+    assert seen(call) == json_reply(200, stdio(run, app, bad)[0])
+
+
+def test_an_unsupported_version_header_is_refused() -> None:
+    async def scenario():
+        served = make_app().http_app()
+        _, session_id = await opened(served)
+        return await http(served, "POST", LIST, session_headers(session_id, **{"mcp-protocol-version": "2025-03-26"}))
+
+    call = within(scenario())
+    assert seen(call) == json_reply(
+        400,
+        b'{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"Unsupported protocol version",'
+        b'"data":{"supported":["2025-11-25","2025-06-18"],"requested":"2025-03-26"}}}\n',
+    )
+
+
+def test_initialize_negotiates_whatever_the_version_header_says(run) -> None:
+    app = make_app()
+    headers = {**POST_HEADERS, "mcp-protocol-version": "2025-03-26"}
+    call = within(http(app.http_app(), "POST", INIT, headers))
+    assert seen(call) == json_reply(200, stdio(run, app, INIT)[0], ("mcp-session-id", call.header("mcp-session-id")))
+
+
+def test_delete_ends_the_session() -> None:
+    async def scenario():
+        served = make_app().http_app()
+        _, session_id = await opened(served)
+        ended = await http(served, "DELETE", b"", session_headers(session_id))
+        after = await http(served, "POST", LIST, session_headers(session_id))
+        again = await http(served, "DELETE", b"", session_headers(session_id))
+        return ended, after, again
+
+    ended, after, again = within(scenario())
+    assert seen(ended) == empty_reply(200)
+    assert seen(after) == json_reply(404, refusal(-32600, "Session not found"))
+    assert seen(again) == json_reply(404, refusal(-32600, "Session not found"))
+
+
+def test_the_get_stream_carries_list_changes_and_opens_once() -> None:
+    app = make_app()
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        await http(served, "POST", INITIALIZED, session_headers(session_id))
+        stream = Call(served, "GET", b"", session_headers(session_id)).start()
+        while stream.status is None:
+            await asyncio.sleep(0)
+        second = await http(served, "GET", b"", session_headers(session_id))
+        app.add_tool(lambda: "x", name="later", description="Later")
+        first = await stream.chunk(0)
+        await http(served, "DELETE", b"", session_headers(session_id))
+        await stream.finish()
+        return stream, first, second, session_id
+
+    stream, first, second, session_id = within(scenario())
+    assert first == events(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')
+    assert seen(second) == json_reply(409, refusal(-32600, "Conflict: the session's stream is already open"))
+    assert (stream.status, stream.headers, stream.ended) == (200, [*STREAM, ("mcp-session-id", session_id)], True)
+
+
+def test_the_server_asks_on_the_requests_stream_and_the_answer_is_posted_back() -> None:
+    app = make_app()
+    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        await http(served, "POST", INITIALIZED, session_headers(session_id))
+        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        log = await asking.chunk(0)
+        question = await asking.chunk(1)
+        answer = b'{"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content":{"name":"Ada"}}}'
+        posted = await http(served, "POST", answer, session_headers(session_id))
+        await asking.finish()
+        return asking, log, question, posted, session_id
+
+    asking, log, question, posted, session_id = within(scenario())
+    assert log == events(
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"asking"}}\n'
+    )
+    assert question == events(
+        b'{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"What is your name?",'
+        b'"requestedSchema":' + orjson.dumps(SCHEMA) + b"}}\n"
+    )
+    assert seen(posted) == empty_reply(202, ("mcp-session-id", session_id))
+    assert asking.chunks[2:] == [
+        events(b'{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"Hello, Ada!"}]}}\n')
+    ]
+    assert (asking.status, asking.headers, asking.ended) == (200, [*STREAM, ("mcp-session-id", session_id)], True)
+
+
+def test_sessions_are_bounded_in_number() -> None:
+    async def scenario():
+        served = make_app().http_app(max_sessions=2)
+        first = [await opened(served) for _ in range(2)]
+        refused = await http(served, "POST", INIT)
+        await http(served, "DELETE", b"", session_headers(first[0][1]))
+        room = await http(served, "POST", INIT)
+        return refused, room
+
+    refused, room = within(scenario())
+    assert seen(refused) == json_reply(503, refusal(-32603, "Service Unavailable: too many open sessions"))
+    assert (room.status, room.header("mcp-session-id") is not None) == (200, True)
+
+
+def test_an_idle_session_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shipcode_mcp.http import sessions
+
+    clock = [1000.0]
+    monkeypatch.setattr(sessions, "monotonic", lambda: clock[0])
+
+    async def scenario():
+        served = make_app().http_app(session_idle_seconds=60, max_sessions=1)
+        _, session_id = await opened(served)
+        clock[0] += 60
+        alive = await http(served, "POST", LIST, session_headers(session_id))
+        clock[0] += 60.5
+        expired = await http(served, "POST", LIST, session_headers(session_id))
+        _, other = await opened(served)
+        clock[0] += 61
+        _, third = await opened(served)  # the full table makes room by ending the idle one
+        return alive, expired, other, third
+
+    alive, expired, other, third = within(scenario())
+    assert alive.status == 200
+    assert seen(expired) == json_reply(404, refusal(-32600, "Session not found"))
+    assert other is not None and third is not None and other != third
+
+
+def test_what_a_handler_sends_to_other_sessions_goes_to_their_streams() -> None:
+    app = make_app()
+
+    @app.tool()
+    def grow() -> str:
+        """Adds a tool while answering"""
+        app.add_tool(lambda: "x", name="grown", description="Grown")
+        return "grown"
+
+    grow_call = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"grow"}}'
+
+    async def scenario():
+        served = app.http_app()
+        sessions = []
+        for _ in range(2):
+            _, session_id = await opened(served)
+            await http(served, "POST", INITIALIZED, session_headers(session_id))
+            stream = Call(served, "GET", b"", session_headers(session_id)).start()
+            while stream.status is None:
+                await asyncio.sleep(0)
+            sessions.append((session_id, stream))
+        (first, first_stream), (second, second_stream) = sessions
+        answer = await http(served, "POST", grow_call, session_headers(first))
+        changes = [await first_stream.chunk(0), await second_stream.chunk(0)]
+        for session_id, _ in sessions:
+            await http(served, "DELETE", b"", session_headers(session_id))
+        return answer, changes, first
+
+    answer, changes, first = within(scenario())
+    assert seen(answer) == json_reply(
+        200,
+        b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"grown"}]}}\n',
+        ("mcp-session-id", first),
+    )
+    assert changes == [events(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')] * 2
+
+
+def test_a_client_leaving_a_stream_leaves_its_session_serving(run) -> None:
+    app = make_app()
+    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        await http(served, "POST", INITIALIZED, session_headers(session_id))
+        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        await asking.chunk(1)  # the question
+        asking.disconnect()
+        await asking.finish()
+        listing = await http(served, "POST", LIST, session_headers(session_id))
+        return asking, listing, session_id
+
+    asking, listing, session_id = within(scenario())
+    assert len(asking.chunks) == 2 and asking.ended is False
+    assert seen(listing) == json_reply(200, stdio(run, app, INIT, INITIALIZED, LIST)[1], ("mcp-session-id", session_id))
+
+
+def test_a_cancelled_notification_ends_a_request_without_an_answer() -> None:
+    app = make_app()
+    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
+    cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}'
+
+    async def scenario():
+        served = app.http_app()
+        _, session_id = await opened(served)
+        await http(served, "POST", INITIALIZED, session_headers(session_id))
+        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        await asking.chunk(1)  # the question
+        cancelled = await http(served, "POST", cancel, session_headers(session_id))
+        await asking.finish()
+        return asking, cancelled, session_id
+
+    asking, cancelled, session_id = within(scenario())
+    assert seen(cancelled) == empty_reply(202, ("mcp-session-id", session_id))
+    assert (len(asking.chunks), asking.ended) == (2, True)
+
+
+def test_a_body_spread_over_lines_is_one_message(run) -> None:
+    app = make_app()
+    spread = (
+        b'{\n  "jsonrpc": "2.0",\n  "id": 4,\n  "method": "tools/call",\n'
+        b'  "params": {"name": "echo", "arguments": {"text": "a\\nb"}}\n}\n'
+    )
+    compact = b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\\nb"}}}'
+
+    call, session_id = in_session(app, spread)
+    expected = stdio(run, app, INIT, compact)[1]
+    assert expected == b'{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"a\\nb"}]}}\n'
+    assert seen(call) == json_reply(200, expected, ("mcp-session-id", session_id))
