@@ -91,7 +91,12 @@ class Engine:
         self._out: list = self._rules.out  # complete answers not yet written (see _flush)
         self._stash: bytes | tuple = b""  # input left unread while paused
         self._fd = -1  # the output while serving
+        self._catalogue = catalogue
         catalogue.session.emit = self.emit
+
+    def refresh(self) -> None:
+        """Read the catalogue's routes again (after they changed); its handlers read the rest as they run."""
+        self._rules.routes = self._catalogue.routes
 
     @property
     def initialized(self) -> bool:
