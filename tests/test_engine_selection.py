@@ -111,4 +111,5 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
         "emit",
         "flush",
         "flush_soon",
+        "refresh",
     }
