@@ -20,7 +20,7 @@ from cpython.mem cimport PyMem_Free
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
-from libc.math cimport fabs, frexp, isfinite, isinf, ldexp
+from libc.math cimport fabs, floor, frexp, isfinite, isinf, ldexp, llround, log10
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -750,6 +750,39 @@ cdef bint _short_decimal(double value, char* digits, int* count, int* point) noe
     return True
 
 
+DEF DOUBLE_EXACT_BITS = 53  # every integer below 2**53 is a double
+
+
+cdef bint _round_trip_decimal(double value, char* digits, int* count, int* point) noexcept nogil:
+    """The digits of the decimal of at most 15 significant digits that reads as |value|, if one does.
+
+    They are then repr's shortest round-trip digits: two decimals of 15 digits or fewer never read
+    as the same double (DBL_DIG), and repr's are never longer. The candidate is |value| scaled to
+    15 digits and rounded; it reads as the double when dividing (or multiplying) it by an exact
+    power of ten, correctly rounded as reading a decimal is, gives |value| back. ``value ==
+    0.<digits> x 10**point``; False when no such decimal was found (repr decides).
+    """
+    cdef double magnitude = fabs(value)
+    cdef int scale = MAX_SHORT_DIGITS - 1 - <int>floor(log10(magnitude))  # 15 digits before the point
+    cdef long long whole
+    if scale > MAX_EXACT_POWER or scale < -MAX_EXACT_POWER:
+        return False
+    cdef long long limit = (<long long>1) << DOUBLE_EXACT_BITS
+    if scale >= 0:
+        whole = llround(magnitude * EXACT_POWERS_OF_TEN[scale])
+        if whole <= 0 or whole >= limit or <double>whole / EXACT_POWERS_OF_TEN[scale] != magnitude:
+            return False
+    else:
+        whole = llround(magnitude / EXACT_POWERS_OF_TEN[-scale])
+        if whole <= 0 or whole >= limit or <double>whole * EXACT_POWERS_OF_TEN[-scale] != magnitude:
+            return False
+    count[0] = <int>_decimal(<unsigned long long>whole, digits)
+    point[0] = count[0] - scale
+    while digits[count[0] - 1] == 48:  # trailing zeros
+        count[0] -= 1
+    return count[0] <= MAX_SHORT_DIGITS
+
+
 cdef Py_ssize_t _number_text(double value, char* out) except -1:
     """Write a double as ECMAScript's Number::toString does, into out (at most 32 bytes).
 
@@ -771,7 +804,7 @@ cdef Py_ssize_t _number_text(double value, char* out) except -1:
         return _put(out, "Infinity", 8) if value > 0 else _put(out, "-Infinity", 9)
     if value == 0:
         return _put(out, "0", 1)
-    if _short_decimal(value, digits, &count, &point):
+    if _short_decimal(value, digits, &count, &point) or _round_trip_decimal(value, digits, &count, &point):
         if value < 0:
             out[0] = 45
             n = 1

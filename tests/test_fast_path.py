@@ -432,6 +432,20 @@ def test_number_results(user_both) -> None:
     assert user_both(data) == expected
 
 
+def test_short_decimal_results(user_both) -> None:
+    """Doubles read from decimals of at most 17 digits, from 1e-30 to 1e30: most are not short in binary."""
+    rng = random.Random(13)
+    values = [7.01, 0.1, 0.3, 1.1, 123.456, 56.25, 1e-7, 1.5e-8, 9.999999999999999e22, 1e23, 123456789012345.6,
+              999999999999999.9, 0.000123, 5e-324]
+    for _ in range(6000):
+        digits = rng.randint(1, 17)
+        values.append(float(f"{rng.randint(1, 10**digits)}e{rng.randint(-30, 30) - digits}"))
+        values.append(rng.randint(0, 10**6) + float(f"{rng.randint(1, 999)}e-{rng.randint(1, 4)}"))
+    data = b"".join(call("value", f'{{"kind":"number","number":{value!r}}}', i) for i, value in enumerate(values))
+    expected = b"".join(text_answer(i, f'"{number_text(value)}"') for i, value in enumerate(values))
+    assert user_both(data) == expected
+
+
 COMMON_LINES = [
     '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     '{"method":"ping","jsonrpc":"2.0","id":"a"}',
