@@ -679,6 +679,14 @@ cdef object _value(Member* m):
     return None
 
 
+cdef const char* _utf8(str text, Py_ssize_t* n) except? NULL:
+    """The UTF-8 of a str; NULL when it has lone surrogates (the Python encoder refuses them)."""
+    try:
+        return PyUnicode_AsUTF8AndSize(text, n)
+    except UnicodeError:
+        return NULL
+
+
 cdef inline Py_ssize_t _put(char* out, const char* text, Py_ssize_t n) noexcept nogil:
     memcpy(out, text, n)
     return n
@@ -1134,11 +1142,8 @@ cdef class Engine:
         cdef long long integer
         kind = type(value)
         if kind is str:
-            try:
-                text = PyUnicode_AsUTF8AndSize(value, &n)
-            except UnicodeError:
-                return 0  # lone surrogates: the Python encoder refuses them
-            if not _escape_free(<const unsigned char*>text, n):
+            text = _utf8(value, &n)
+            if text == NULL or not _escape_free(<const unsigned char*>text, n):
                 return 0
             self._emit_text(rid, rid_len, text, n)
             return 1
@@ -1503,10 +1508,9 @@ cdef class Engine:
         cdef bytes opening
         kind = type(data)
         if kind is str:
-            try:
-                text = PyUnicode_AsUTF8AndSize(data, &n)
-            except UnicodeError:
-                return 0  # lone surrogates: the Python encoder refuses them
+            text = _utf8(data, &n)
+            if text == NULL:
+                return 0
             size = _escaped_size(<const unsigned char*>text, n)
             opening = read.text_open
         elif kind is bytes:

@@ -459,18 +459,20 @@ COMMON_LINES = [
 ]
 
 
-def test_common_lines_never_reach_the_line_rules(monkeypatch) -> None:
-    """The fast path answers the common shapes itself (keys at the end of a line included)."""
+@pytest.fixture
+def reached(monkeypatch) -> list:
+    """What reaches the line rules from now on: each line they judge, each request they hand to a handler."""
     from shipcode_mcp.lines import LineRules
 
-    reached = []
-    line_rules = LineRules.line
+    seen: list = []
+    line, handle = LineRules.line, LineRules.handle
+    monkeypatch.setattr(LineRules, "line", lambda self, data: seen.append(data) or line(self, data))
+    monkeypatch.setattr(LineRules, "handle", lambda self, *args: seen.append(args[1]) or handle(self, *args))
+    return seen
 
-    def line(self, data: bytes) -> bool:
-        reached.append(data)
-        return line_rules(self, data)
 
-    monkeypatch.setattr(LineRules, "line", line)
+def test_common_lines_never_reach_the_line_rules(reached) -> None:
+    """The fast path answers the common shapes itself (keys at the end of a line included)."""
     served = engine("compiled").Engine(default_catalogue())
     data = "".join(line + "\n" for line in COMMON_LINES).encode()
     assert served.feed(data) == predict(data)
@@ -696,24 +698,8 @@ LIST_AND_READ_LINES = [
 ]
 
 
-def test_lists_and_reads_never_reach_the_line_rules(monkeypatch) -> None:
+def test_lists_and_reads_never_reach_the_line_rules(reached) -> None:
     """The fast path answers lists and reads of direct resources and templates itself: no line rule runs."""
-    from shipcode_mcp.lines import LineRules
-
-    reached = []
-    line_rules = LineRules.line
-    handle = LineRules.handle
-
-    def line(self, data: bytes) -> bool:
-        reached.append(data)
-        return line_rules(self, data)
-
-    def handled(self, id_bytes: bytes, method: str, route, params: dict | None) -> bool:
-        reached.append(method)
-        return handle(self, id_bytes, method, route, params)
-
-    monkeypatch.setattr(LineRules, "line", line)
-    monkeypatch.setattr(LineRules, "handle", handled)
     data = "".join(line + "\n" for line in LIST_AND_READ_LINES).encode()
     answers = engine("compiled").Engine(reads_app.catalogue()).feed(data)
     assert reached == []
@@ -725,13 +711,8 @@ for _number in range(40):
     many_app.resource(f"many://{_number}")(lambda number=_number: f"resource {number}")
 
 
-def test_reads_of_many_resources(monkeypatch) -> None:
+def test_reads_of_many_resources(reached) -> None:
     """With more resources than the fast path compares one by one, it finds them by uri all the same."""
-    from shipcode_mcp.lines import LineRules
-
-    reached = []
-    handle = LineRules.handle
-    monkeypatch.setattr(LineRules, "handle", lambda self, *args: reached.append(args[1]) or handle(self, *args))
     uris = [f"many://{number}" for number in (0, 17, 39, 31, 32)]
     data = b"".join(wire_read(uri, i) for i, uri in enumerate(uris))
     answers = engine("compiled").Engine(many_app.catalogue()).feed(data)
