@@ -19,7 +19,7 @@ annotate:  ## pyx/_engine_c.html: yellow lines are where Python objects remain
 	$(PYTHON) -m cython -3 -a pyx/_engine_c.pyx -o pyx/_engine_c.c
 	@echo "open pyx/_engine_c.html"
 
-bench-quick:  ## about 1 min 45 s
+bench-quick:  ## 2 to 6 min, depending on the machine and its load
 	$(PYTHON) benchmarks/run.py --quick
 
 bench:  ## the full benchmark

@@ -30,7 +30,9 @@ from shipcode_mcp.catalogue import UNKNOWN_TOOL
 from shipcode_mcp.errors import HANDLER_FAULTS, failure_tail
 from shipcode_mcp.jsontext import dumps
 from shipcode_mcp.lines import LineRules
+from shipcode_mcp.mrtr import InputRequired
 from shipcode_mcp.protocol import (
+    MODERN_VERSION,
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
     FLUSH_DELAY,
@@ -80,6 +82,7 @@ cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
 cdef double _FLUSH_DELAY = FLUSH_DELAY
 cdef int _STOP_FLUSH_IDLE_MS = STOP_FLUSH_IDLE_MS
 cdef Py_ssize_t _STOP_FLUSH_PIECE = STOP_FLUSH_PIECE
+cdef bytes _MODERN_VERSION = MODERN_VERSION.encode("ascii")
 cdef bytes _UNKNOWN_TOOL_TAIL = error_tail(INVALID_PARAMS, UNKNOWN_TOOL)
 # A tool result of one text block, around the JSON string's characters.
 cdef bytes _TEXT_OPEN = RESULT_MID + TEXT_HEAD + b'"'
@@ -104,6 +107,9 @@ DEF V_FALSE = 4
 DEF V_NULL = 5
 DEF V_OBJ = 6
 DEF V_FLOAT = 7
+DEF V_META = 8    # params._meta, scanned into a Meta
+
+DEF MAX_DEPTH = 8  # nesting skipped inside _meta before the slow path decides
 
 DEF MAX_MEMBERS = 16
 DEF MAX_ROUTES = 32
@@ -122,6 +128,24 @@ cdef struct Member:
 cdef struct Scan:
     const unsigned char* p
     const unsigned char* end
+
+DEF MAX_META_CACHE = 1024
+
+cdef struct MetaCache:
+    # The last _meta object accepted, byte for byte: clients send the same one on every request,
+    # and a line that starts the value with these bytes has this very object there.
+    unsigned char text[MAX_META_CACHE]
+    Py_ssize_t len                 # 0: empty
+    Py_ssize_t version_at          # where the version's text starts in it (-1: no version)
+    Py_ssize_t version_len
+    bint capabilities
+
+cdef struct Meta:
+    MetaCache* cache
+    bint present                   # params has a _meta object
+    const unsigned char* version   # io.modelcontextprotocol/protocolVersion, between its quotes (NULL: absent)
+    Py_ssize_t version_len
+    bint capabilities              # io.modelcontextprotocol/clientCapabilities is an object
 
 
 cdef inline bint _is_ws(unsigned char c) noexcept nogil:
@@ -526,8 +550,113 @@ cdef inline bint _same(const unsigned char* p, Py_ssize_t n, const char* word, P
     return n == wn and memcmp(p, word, n) == 0
 
 
-cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nested_count) noexcept:
-    """Scan an object of scalar members (and, if ``nested`` is given, one object of scalars).
+cdef int _skip(Scan* s, int depth) noexcept:
+    """Step over one JSON value of the plain kinds (no escapes, short numbers); 1 if accepted."""
+    cdef Member m
+    if s.p >= s.end:
+        return 0
+    if s.p[0] != 123 and s.p[0] != 91:  # not '{' or '['
+        return _scalar(s, &m)
+    if depth >= MAX_DEPTH:
+        return 0
+    cdef bint is_object = s.p[0] == 123
+    cdef unsigned char close = 125 if is_object else 93
+    s.p += 1
+    _skip_ws(s)
+    if s.p < s.end and s.p[0] == close:
+        s.p += 1
+        return 1
+    while True:
+        if is_object and not _key(s, &m):
+            return 0
+        if not _skip(s, depth + 1):
+            return 0
+        _skip_ws(s)
+        if s.p >= s.end:
+            return 0
+        if s.p[0] == 44:
+            s.p += 1
+            _skip_ws(s)
+            continue
+        if s.p[0] == close:
+            s.p += 1
+            return 1
+        return 0
+
+
+cdef int _meta(Scan* s, Meta* meta) noexcept:
+    """Scan ``params._meta``: its protocol version and whether it declares client capabilities.
+
+    Anything the line rules must judge themselves (a progress token, a log level, a repeated
+    key of these) declines the line.
+    """
+    cdef MetaCache* cache = meta.cache
+    cdef const unsigned char* start = s.p
+    if meta.present:  # a second _meta: the slow path decides
+        return 0
+    meta.present = True
+    if cache.len and s.end - s.p >= cache.len and memcmp(s.p, cache.text, cache.len) == 0:
+        meta.version = NULL if cache.version_at < 0 else s.p + cache.version_at
+        meta.version_len = cache.version_len
+        meta.capabilities = cache.capabilities
+        s.p += cache.len
+        return 1
+    if _meta_members(s, meta) == 0:
+        return 0
+    if s.p - start <= MAX_META_CACHE:
+        cache.len = s.p - start
+        memcpy(cache.text, start, cache.len)
+        cache.version_at = -1 if meta.version == NULL else meta.version - start
+        cache.version_len = meta.version_len
+        cache.capabilities = meta.capabilities
+    return 1
+
+
+cdef int _meta_members(Scan* s, Meta* meta) noexcept:
+    """The members of ``_meta`` (s.p at its opening brace); 1 if accepted."""
+    cdef Member m
+    cdef bint seen_capabilities = False
+    s.p += 1
+    _skip_ws(s)
+    if s.p < s.end and s.p[0] == 125:
+        s.p += 1
+        return 1
+    while True:
+        if not _key(s, &m):
+            return 0
+        if _same(m.key, m.key_len, "io.modelcontextprotocol/protocolVersion", 39):
+            if meta.version != NULL or not _scalar(s, &m) or m.kind != V_STR:
+                return 0
+            meta.version = m.val
+            meta.version_len = m.val_len
+        elif _same(m.key, m.key_len, "io.modelcontextprotocol/clientCapabilities", 42):
+            if seen_capabilities:
+                return 0
+            seen_capabilities = True
+            meta.capabilities = s.p < s.end and s.p[0] == 123
+            if not _skip(s, 1):
+                return 0
+        elif _same(m.key, m.key_len, "io.modelcontextprotocol/logLevel", 32) \
+                or _same(m.key, m.key_len, "progressToken", 13):
+            return 0
+        elif not _skip(s, 1):
+            return 0
+        _skip_ws(s)
+        if s.p >= s.end:
+            return 0
+        if s.p[0] == 44:
+            s.p += 1
+            _skip_ws(s)
+            continue
+        if s.p[0] == 125:
+            s.p += 1
+            return 1
+        return 0
+
+
+cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nested_count, Meta* meta) noexcept:
+    """Scan an object of scalar members (and, if ``nested`` is given, one object of scalars;
+    if ``meta`` is given, a ``_meta`` object scanned into it).
 
     s.p is at the opening brace. Fills ``members``; 1 if accepted, 0 if not.
     """
@@ -549,8 +678,12 @@ cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nest
         for i in range(n):  # duplicate keys: the slow path decides
             if _same(members[i].key, members[i].key_len, <const char*>m.key, m.key_len):
                 return 0
-        if s.p < s.end and s.p[0] == 123 and nested != NULL:  # '{'
-            if not _object(s, nested, nested_count, NULL, NULL):
+        if s.p < s.end and s.p[0] == 123 and meta != NULL and _same(m.key, m.key_len, "_meta", 5):
+            if not _meta(s, meta):
+                return 0
+            m.kind = V_META
+        elif s.p < s.end and s.p[0] == 123 and nested != NULL:  # '{'
+            if not _object(s, nested, nested_count, NULL, NULL, NULL):
                 return 0
             nested = NULL  # only one nested object
             m.kind = V_OBJ
@@ -943,6 +1076,15 @@ cdef class Engine:
     cdef const char* _read_uri[MAX_LISTED_READS]
     cdef Py_ssize_t _read_uri_len[MAX_LISTED_READS]
     cdef list _template_reads  # _Read per template, in order; None unless C reads them all
+    cdef object _modern            # the catalogue's 2026-07-28 side, or None
+    cdef list _modern_table        # its routes, as _Route objects (constant answers and tools/call)
+    cdef int _modern_count
+    cdef const char* _modern_text[MAX_ROUTES]
+    cdef Py_ssize_t _modern_len[MAX_ROUTES]
+    cdef bytes _modern_text_open   # a one-text result of a 2026-07-28 call: before and after the text
+    cdef bytes _modern_text_close
+    cdef MetaCache _meta_cache
+    cdef bint _slow_only      # every line to the line rules (an app that speaks only 2026-07-28)
     cdef Py_ssize_t _max
     cdef unsigned char* _partial
     cdef Py_ssize_t _partial_len
@@ -966,6 +1108,7 @@ cdef class Engine:
     def __cinit__(self):
         self._partial = NULL
         self._out = NULL
+        self._meta_cache.len = 0
 
     def __init__(self, catalogue, Py_ssize_t max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
         if max_message_bytes < 1:
@@ -985,16 +1128,18 @@ cdef class Engine:
         catalogue.session.emit = self.emit
         self._catalogue = catalogue
         self.refresh()
+        catalogue.on_refresh.append(self.refresh)
 
     def refresh(self):
-        """Read the catalogue's routes, fast tools, resources and templates again (after they changed)."""
+        """Read the catalogue's routes, plain tools, resources and templates again (after the app changed them)."""
         catalogue = self._catalogue
         self._routes = catalogue.routes
-        self._rules.routes = self._routes
         route_table = []
         tools = []
         cdef _Route route
         cdef int i
+        # Without a handshake era, no line has a legacy answer: the line rules judge each one.
+        self._slow_only = catalogue.modern is not None and catalogue.modern.only
         for method, target in self._routes.items():
             route = _Route()
             route.method = method.encode("utf-8")
@@ -1021,6 +1166,32 @@ cdef class Engine:
                 self._answer_text[i] = PyBytes_AS_STRING(route.answer)
                 self._answer_len[i] = PyBytes_GET_SIZE(route.answer)
         self._tool_lookup = catalogue.tools
+        self._modern = catalogue.modern
+        self._modern_table = []
+        self._modern_count = 0
+        if self._modern is not None:
+            for method, target in self._modern.routes.items():
+                route = _Route()
+                route.method = method.encode("utf-8")
+                route.name = method
+                if type(target) is bytes:
+                    route.kind = R_CONST
+                    route.answer = target
+                elif method == "tools/call" and target.handler == catalogue.call_tool:
+                    route.kind = R_TOOLS_CALL
+                else:
+                    route.kind = R_OTHER
+                self._modern_table.append(route)
+            self._modern_count = min(len(self._modern_table), MAX_ROUTES)
+            for i in range(self._modern_count):
+                route = self._modern_table[i]
+                self._modern_text[i] = PyBytes_AS_STRING(route.method)
+                self._modern_len[i] = PyBytes_GET_SIZE(route.method)
+            # The text between the two marks is where a result's text goes: framed as the line rules frame it.
+            framed = self._modern.finish(TEXT_HEAD + b'"\x00"' + TEXT_TAIL, False)
+            opening, closing = framed.split(b"\x00")
+            self._modern_text_open = _RESULT_MID + opening
+            self._modern_text_close = closing + _RESULT_TAIL
         cdef _FastTool fast
         for spec in catalogue.fast_tools:
             if len(spec.fields) > MAX_MEMBERS:
@@ -1111,25 +1282,34 @@ cdef class Engine:
         self._emit(PyBytes_AS_STRING(_RESULT_TAIL), PyBytes_GET_SIZE(_RESULT_TAIL))
         return 0
 
-    cdef int _emit_text(self, const char* rid, Py_ssize_t rid_len, const char* text, Py_ssize_t n) except -1:
+    cdef int _emit_text(self, const char* rid, Py_ssize_t rid_len, const char* text, Py_ssize_t n,
+                        bint modern) except -1:
         """The answer of a tool call whose result is one text block; text needs no escape."""
+        cdef bytes text_open = self._modern_text_open if modern else _TEXT_OPEN
+        cdef bytes text_close = self._modern_text_close if modern else _TEXT_CLOSE
         cdef Py_ssize_t head = PyBytes_GET_SIZE(_HEAD)
-        cdef Py_ssize_t opening = PyBytes_GET_SIZE(_TEXT_OPEN)
-        cdef Py_ssize_t closing = PyBytes_GET_SIZE(_TEXT_CLOSE)
+        cdef Py_ssize_t opening = PyBytes_GET_SIZE(text_open)
+        cdef Py_ssize_t closing = PyBytes_GET_SIZE(text_close)
         cdef char* out = self._room(head + rid_len + opening + n + closing)
         memcpy(out, PyBytes_AS_STRING(_HEAD), head)
         out += head
         memcpy(out, rid, rid_len)
         out += rid_len
-        memcpy(out, PyBytes_AS_STRING(_TEXT_OPEN), opening)
+        memcpy(out, PyBytes_AS_STRING(text_open), opening)
         out += opening
         memcpy(out, text, n)
         out += n
-        memcpy(out, PyBytes_AS_STRING(_TEXT_CLOSE), closing)
+        memcpy(out, PyBytes_AS_STRING(text_close), closing)
         self._out_len += head + rid_len + opening + n + closing
         return 0
 
-    cdef int _emit_value(self, const char* rid, Py_ssize_t rid_len, object value) except -1:
+    cdef int _emit_body(self, const char* rid, Py_ssize_t rid_len, bytes body, bint modern) except -1:
+        """The answer of a tool call with this result body (framed for 2026-07-28 when ``modern``)."""
+        if modern:
+            body = self._modern.finish(body, False)
+        return self._emit_result(rid, rid_len, body)
+
+    cdef int _emit_value(self, const char* rid, Py_ssize_t rid_len, object value, bint modern) except -1:
         """The answer of a plain tool's return value, when it is one that C writes: 1 if written.
 
         The same bytes as :func:`~shipcode_mcp.results.tool_result`: a ``str`` without escapes, an
@@ -1145,7 +1325,7 @@ cdef class Engine:
             text = _utf8(value, &n)
             if text == NULL or not _escape_free(<const unsigned char*>text, n):
                 return 0
-            self._emit_text(rid, rid_len, text, n)
+            self._emit_text(rid, rid_len, text, n, modern)
             return 1
         if kind is int:
             integer = PyLong_AsLongLongAndOverflow(value, &overflow)
@@ -1156,18 +1336,18 @@ cdef class Engine:
                 n = 1 + _decimal(-<unsigned long long>integer, number + 1)
             else:
                 n = _decimal(integer, number)
-            self._emit_text(rid, rid_len, number, n)
+            self._emit_text(rid, rid_len, number, n, modern)
             return 1
         if kind is float:
             n = _number_text(value, number)
-            self._emit_text(rid, rid_len, number, n)
+            self._emit_text(rid, rid_len, number, n, modern)
             return 1
         if value is True:
-            self._emit_result(rid, rid_len, _TRUE_BODY)
+            self._emit_body(rid, rid_len, _TRUE_BODY, modern)
         elif value is False:
-            self._emit_result(rid, rid_len, _FALSE_BODY)
+            self._emit_body(rid, rid_len, _FALSE_BODY, modern)
         elif value is None:
-            self._emit_result(rid, rid_len, _NONE_BODY)
+            self._emit_body(rid, rid_len, _NONE_BODY, modern)
         else:
             return 0
         return 1
@@ -1333,9 +1513,10 @@ cdef class Engine:
             return 0
         if n == 0:
             return 0
-        fast = self._fast(p, n)
-        if fast:
-            return fast - 1
+        if not self._slow_only:
+            fast = self._fast(p, n)
+            if fast:
+                return fast - 1
         # The slow path: the line rules, written once for both engines.
         pause = self._rules_line(PyBytes_FromStringAndSize(<const char*>p, n))
         self._take_rules_out()
@@ -1378,6 +1559,11 @@ cdef class Engine:
         cdef int params_count = -1  # -1: no params
         cdef int arguments_count = -1
         cdef int i
+        cdef Meta meta
+        meta.cache = &self._meta_cache
+        meta.present = False
+        meta.version = NULL
+        meta.capabilities = False
         cdef Member* m
         cdef Member* rid = NULL
         cdef Member* method = NULL
@@ -1410,7 +1596,7 @@ cdef class Engine:
             elif _same(m.key, m.key_len, "params", 6):
                 if params_count >= 0 or s.p >= s.end or s.p[0] != 123:
                     return 0
-                if not _object(&s, params, &params_count, arguments, &arguments_count):
+                if not _object(&s, params, &params_count, arguments, &arguments_count, &meta):
                     return 0
             else:
                 return 0
@@ -1435,13 +1621,16 @@ cdef class Engine:
         if rid.kind == V_STR:
             id_text -= 1
             id_len += 2
+        if meta.present:
+            return self._fast_modern(id_text, id_len, method, &meta, params, params_count, arguments, arguments_count)
         cdef int found = -1
         for i in range(self._route_count):
             if _same(method.val, method.val_len, self._method_text[i], self._method_len[i]):
                 found = i
                 break
         if found < 0:
-            if self._route_count < len(self._route_table):
+            # More routes than the table holds, or a method 2026-07-28 may have: the line rules decide.
+            if self._route_count < len(self._route_table) or self._modern is not None:
                 return 0
             self._emit_answer(id_text, id_len, _METHOD_NOT_FOUND_TAIL)
             return 1
@@ -1455,7 +1644,7 @@ cdef class Engine:
             self._emit_answer_text(id_text, id_len, self._answer_text[found], self._answer_len[found])
             return 1
         if kind == R_TOOLS_CALL and params_count >= 0:
-            return self._fast_call(id_text, id_len, params, params_count, arguments, arguments_count)
+            return self._fast_call(id_text, id_len, params, params_count, arguments, arguments_count, False)
         if kind == R_READ and params_count == 1 and params[0].kind == V_STR \
                 and _same(params[0].key, params[0].key_len, "uri", 3):
             return self._fast_read(id_text, id_len, &params[0], self._route_table[found])
@@ -1543,8 +1732,37 @@ cdef class Engine:
         self._out_len += total
         return 1
 
+    cdef int _fast_modern(self, const char* rid, Py_ssize_t rid_len, Member* method, Meta* meta,
+                          Member* params, int params_count, Member* arguments, int arguments_count) except -1:
+        """A line whose params carry ``_meta``: 2026-07-28 constant answers and plain tool calls.
+
+        Legacy lines with ``_meta``, other versions, a missing capabilities object, other
+        methods: the line rules decide.
+        """
+        cdef int i
+        cdef int found = -1
+        if self._modern is None or meta.version == NULL or not meta.capabilities \
+                or not _same(meta.version, meta.version_len, PyBytes_AS_STRING(_MODERN_VERSION),
+                             PyBytes_GET_SIZE(_MODERN_VERSION)):
+            return 0
+        for i in range(self._modern_count):
+            if _same(method.val, method.val_len, self._modern_text[i], self._modern_len[i]):
+                found = i
+                break
+        if found < 0:
+            return 0
+        cdef _Route route = self._modern_table[found]
+        if route.kind == R_CONST:
+            if params_count > 1:  # more than _meta (a cursor, say)
+                return 0
+            self._emit_answer(rid, rid_len, route.answer)
+            return 1
+        if route.kind == R_TOOLS_CALL:
+            return self._fast_call(rid, rid_len, params, params_count, arguments, arguments_count, True)
+        return 0
+
     cdef int _fast_call(self, const char* rid, Py_ssize_t rid_len, Member* params, int params_count,
-                        Member* arguments, int arguments_count) except -1:
+                        Member* arguments, int arguments_count, bint modern) except -1:
         cdef Member* name = NULL
         cdef Member* args = NULL
         cdef int i, j
@@ -1555,7 +1773,7 @@ cdef class Engine:
                 name = m
             elif _same(m.key, m.key_len, "arguments", 9):
                 args = m
-            else:
+            elif m.kind != V_META:
                 return 0
         if name == NULL or name.kind != V_STR:
             return 0
@@ -1573,7 +1791,7 @@ cdef class Engine:
         cdef int count = 0
         if args != NULL:
             if args.kind != V_OBJ:
-                self._emit_result(rid, rid_len, tool.invalid)
+                self._emit_body(rid, rid_len, tool.invalid, modern)
                 return 1
             count = arguments_count
         # Validate: every argument is a known field of the right kind; every required field is there.
@@ -1587,7 +1805,7 @@ cdef class Engine:
                     slots[i] = j
                     break
             if slots[i] < 0 or not _fits(tool.admits[slots[i]], m.kind):
-                self._emit_result(rid, rid_len, tool.invalid)
+                self._emit_body(rid, rid_len, tool.invalid, modern)
                 return 1
         for j in range(tool.count):
             if tool.required[j]:
@@ -1597,7 +1815,7 @@ cdef class Engine:
                         found = 1
                         break
                 if not found:
-                    self._emit_result(rid, rid_len, tool.invalid)
+                    self._emit_body(rid, rid_len, tool.invalid, modern)
                     return 1
         # The values by field; a call by position when they are the function's first parameters.
         cdef PyObject* stack[MAX_MEMBERS + 1]
@@ -1628,7 +1846,12 @@ cdef class Engine:
                             PyDict_SetItem(kwargs, tool.field_keys[j], <object>values[j])
                     result = tool.func(**kwargs)
             except HANDLER_FAULTS as error:
-                self._emit_result(rid, rid_len, tool.failed(error))
+                self._emit_body(rid, rid_len, tool.failed(error), modern)
+                return 1
+            except InputRequired:
+                from shipcode_mcp.eras import asked_without_context
+
+                self._emit_answer(rid, rid_len, asked_without_context("tools/call").tail)
                 return 1
         finally:
             for j in range(tool.count):
@@ -1636,13 +1859,13 @@ cdef class Engine:
                     Py_DECREF(<object>values[j])
         if text_member != NULL and result is text_arg:
             # Returned unchanged: its JSON text is the input's.
-            self._emit_text(rid, rid_len, <const char*>text_member.val, text_member.val_len)
-        elif not self._emit_value(rid, rid_len, result):
+            self._emit_text(rid, rid_len, <const char*>text_member.val, text_member.val_len, modern)
+        elif not self._emit_value(rid, rid_len, result, modern):
             try:
                 body = tool_result(result, False)
             except HANDLER_FAULTS as error:
                 body = tool.failed(error)
-            self._emit_result(rid, rid_len, body)
+            self._emit_body(rid, rid_len, body, modern)
         return 1
 
     # -- serving -----------------------------------------------------------------------

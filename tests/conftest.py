@@ -144,4 +144,5 @@ def ts_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
             pytest.skip(f"npm install {TS_SDK} failed (npm registry unreachable?): {reason[0]}")
     script = folder / "ts_client.mjs"
     shutil.copyfile(Path(__file__).with_name("ts_client.mjs"), script)
+    shutil.copyfile(Path(__file__).with_name("ts_events.mjs"), folder / "ts_events.mjs")  # what the scripts share
     return script

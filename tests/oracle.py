@@ -1,6 +1,6 @@
 """An independent model of the server contract, and input mutators for fuzzing.
 
-The model (:class:`Model`) is the README's "Behaviour contract" for the default catalogue
+The model (:class:`Model`) is docs/contract.md, the stdio contract of the default catalogue
 (tools ``echo`` and ``add``, resource ``file:///hello.txt``), written again from the text with
 the standard library only: no code of the package, no orjson. For each input line it predicts
 the exact answer bytes, or silence, and whether the session is initialized afterwards. The
@@ -285,7 +285,7 @@ class Session:
 
 
 class Model:
-    """The server contract, line by line (README, "How each line is judged")."""
+    """The server contract, line by line (docs/contract.md, "How each line is judged")."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self.limit = limit

@@ -24,9 +24,10 @@ def serve(
     return run_server(engine, data, *args, cwd=cwd, timeout=timeout)
 
 
-def init_result(name: str, version: str, instructions: str | None = None) -> str:
+def init_result(name: str, version: str, instructions: str | None = None, protocol: str = "2025-11-25") -> str:
+    """An app's ``initialize`` result; a client that names no version gets the newest legacy one."""
     body = (
-        '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
+        f'{{"protocolVersion":"{protocol}","capabilities":{{"tools":{{}},"resources":{{}}}},'
         f'"serverInfo":{{"name":"{name}","version":"{version}"}}'
     )
     if instructions is not None:
@@ -77,7 +78,7 @@ UNITS_SESSION = request("initialize", {"protocolVersion": "2025-06-18"}, rid=1) 
     "convert", {"value": 100, "from_unit": "C", "to_unit": "F"}, rid=2
 )
 UNITS_ANSWERS = result(
-    init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures."), rid=1
+    init_result("units", "1.0.0", "Convert lengths, masses, volumes and temperatures.", "2025-06-18"), rid=1
 ) + text("212", rid=2)
 
 
@@ -225,31 +226,86 @@ def test_file_without_an_app(tmp_path: Path) -> None:
     assert err == f"shipcode-mcp: error: {str(path)!r} has no attribute 'app'\n"
 
 
-def test_exception_while_importing_shows_the_traceback(tmp_path: Path) -> None:
+def test_exception_while_importing_is_one_line_naming_where(tmp_path: Path) -> None:
     path = write(tmp_path / "broken.py", "import shipcode_mcp\nraise RuntimeError('config missing')\n")
     err = load_error(f"{path}:app")
-    assert err.startswith(f"shipcode-mcp: error while loading '{path}:app':\nTraceback (most recent call last):\n")
-    assert last_line(err) == f"shipcode-mcp: error: cannot load '{path}:app': RuntimeError: config missing"
+    assert err == f"shipcode-mcp: error: cannot load '{path}:app': RuntimeError: config missing (at {path}:2)\n"
+
+
+def test_log_level_debug_shows_the_traceback_first(tmp_path: Path) -> None:
+    path = write(tmp_path / "broken.py", "def fail():\n    raise RuntimeError('config missing')\nfail()\n")
+    lines = load_error("--log-level", "debug", str(path)).splitlines(keepends=True)
+    assert lines[0] == "shipcode-mcp: debug: Traceback (most recent call last):\n"
+    assert "".join(lines[-6:]) == (
+        f'  File "{path}", line 3, in <module>\n'
+        "    fail()\n"
+        f'  File "{path}", line 2, in fail\n'
+        "    raise RuntimeError('config missing')\n"
+        "RuntimeError: config missing\n"
+        f"shipcode-mcp: error: cannot load {str(path)!r}: RuntimeError: config missing (at {path}:2)\n"
+    )
 
 
 def test_broken_import_inside_the_target_module_is_not_a_missing_target(tmp_path: Path) -> None:
     write(tmp_path / "uses_missing.py", "import not_installed_anywhere\n")
     err = load_error("uses_missing", cwd=tmp_path)
-    assert "Traceback (most recent call last)" in err
-    assert last_line(err) == (
-        "shipcode-mcp: error: cannot load 'uses_missing': ModuleNotFoundError: No module named 'not_installed_anywhere'"
+    assert err == (
+        "shipcode-mcp: error: cannot load 'uses_missing': ModuleNotFoundError: "
+        f"No module named 'not_installed_anywhere' (at {tmp_path / 'uses_missing.py'}:1)\n"
     )
 
 
 def test_syntax_error(tmp_path: Path) -> None:
     path = write(tmp_path / "bad.py", "def (:\n")
     err = load_error(str(path))
-    assert last_line(err).startswith(f"shipcode-mcp: error: cannot load {str(path)!r}: SyntaxError: ")
+    assert err == f"shipcode-mcp: error: cannot load {str(path)!r}: SyntaxError: invalid syntax (bad.py, line 1)\n"
 
 
 def test_exit_during_import(tmp_path: Path) -> None:
     path = write(tmp_path / "quits.py", "raise SystemExit(7)\n")
-    assert last_line(load_error(str(path))) == f"shipcode-mcp: error: cannot load {str(path)!r}: SystemExit: 7"
+    assert load_error(str(path)) == f"shipcode-mcp: error: cannot load {str(path)!r}: SystemExit: 7 (at {path}:1)\n"
+
+
+@pytest.mark.parametrize(
+    ("registration", "problem"),
+    [
+        ('@app.completion(prompt="nope")', "the unknown prompt 'nope'"),
+        ('@app.completion(resource="notes://{title}")', "the unknown resource template 'notes://{title}'"),
+    ],
+)
+def test_an_app_that_cannot_be_compiled_is_one_line_and_exit_2(tmp_path: Path, registration: str, problem: str) -> None:
+    write(
+        tmp_path / "app.py",
+        f"""\
+        from shipcode_mcp import Server
+
+        app = Server("broken")
+
+
+        {registration}
+        def complete(argument, value, context):
+            return []
+        """,
+    )
+    err = load_error("app.py", cwd=tmp_path)
+    assert err == (
+        f"shipcode-mcp: error: cannot serve 'app.py': ValueError: a completion is registered for {problem}\n"
+    )
+
+
+@pytest.mark.parametrize("spelling", ["examples", "../{here}/examples", "examples/"])
+def test_a_folder_is_not_a_target(tmp_path: Path, spelling: str) -> None:
+    (tmp_path / "examples").mkdir()
+    target = spelling.format(here=tmp_path.name)
+    err = load_error(target, cwd=tmp_path)
+    assert err == (
+        f"shipcode-mcp: error: {target!r} is a folder: name a Python file in it "
+        "(path/to/file.py[:ATTR]) or a module (package.module[:ATTR])\n"
+    )
+
+
+def test_a_package_folder_is_imported_as_a_module(package: Path) -> None:
+    assert load_error("demo_pkg", cwd=package) == "shipcode-mcp: error: 'demo_pkg' has no attribute 'app'\n"
 
 
 @pytest.mark.parametrize("target", ["app.py:", ":app", "app.py:1x", "pkg..mod:app", "bad-name:app"])

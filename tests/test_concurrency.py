@@ -51,6 +51,16 @@ def test_async_answers_overtake_and_sync_answers_keep_their_order(engine_name: s
     assert done.stdout == pong(2) + text("opened a", rid=3) + pong(4) + text("passed a", rid=1)
 
 
+def test_sync_tools_taking_a_context_answer_in_line_order_too(engine_name: str) -> None:
+    # Run anywhere but in line order (a worker thread, a task), the tool would answer after
+    # the ping that follows it in the same chunk.
+    data = call("wait", {"name": "b"}, rid=1) + call("open_gate_noting", {"name": "b"}, rid=2) + request("ping", rid=3)
+    done = serve(engine_name, data)
+    assert (done.returncode, done.stderr) == (0, b"")
+    log = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"opening b"}}\n'
+    assert done.stdout == log + text("opened b", rid=2) + pong(3) + text("passed b", rid=1)
+
+
 def test_a_cancelled_request_is_never_answered(engine_name: str) -> None:
     with ServerProcess(engine_name, APP) as server:
         server.send(call("wait", {"name": "b"}, rid=1) + request("ping", rid=2))

@@ -357,9 +357,10 @@ CAPABILITIES = [
 def test_capabilities_follow_use(run, make, capabilities: str) -> None:
     local = make()
     expected = (
-        f'{{"protocolVersion":"2025-06-18","capabilities":{capabilities},'
+        f'{{"protocolVersion":"2025-11-25","capabilities":{capabilities},'
         f'"serverInfo":{{"name":"{local.name}","version":"0.1.0"}}}}'
     )
+    # A client that names no version gets the newest legacy one.
     assert run(request("initialize"), catalogue=local.catalogue()) == result(expected)
 
 

@@ -212,7 +212,7 @@ RESOURCES = (
     "]}"
 )
 INIT = (
-    '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
+    '{"protocolVersion":"2024-11-05","capabilities":{"tools":{},"resources":{}},'
     '"serverInfo":{"name":"framework-tests","version":"2.5.0"},"instructions":"Try the tools."}'
 )
 
@@ -229,6 +229,7 @@ def invalid(tool: str) -> bytes:
 
 
 def test_initialize_reports_the_apps_identity_and_instructions(run) -> None:
+    # The version asked for is answered when the app speaks it (every version, by default).
     assert run(request("initialize", {"protocolVersion": "2024-11-05"}), catalogue=CATALOGUE) == result(INIT)
 
 
@@ -246,7 +247,7 @@ def test_empty_app(run) -> None:
     expected = result('{"tools":[]}') + result('{"resources":[]}') + error(-32602, "Unknown tool")
     assert run(data, catalogue=empty) == expected
     assert run(request("initialize"), catalogue=empty) == result(
-        '{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},'
+        '{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},'
         '"serverInfo":{"name":"empty","version":"0.1.0"}}'
     )
 

@@ -159,8 +159,8 @@ async def python_sdk_session(args: list[str], env: dict[str, str], steps: list, 
         "serverInfo": init["serverInfo"],
         "capabilities": init["capabilities"],
         "instructions": init.get("instructions"),
+        "protocolVersion": init["protocolVersion"],
     }
-    assert init["protocolVersion"] == "2025-06-18"
     return identity, outcomes
 
 
@@ -171,7 +171,8 @@ def test_python_sdk_client(session, engine_name: str, tmp_path: Path) -> None:
     args, identity, steps = session
     with open(tmp_path / "server-stderr.txt", "w") as errlog:
         got_identity, outcomes = anyio.run(python_sdk_session, args, engine_env(engine_name), steps, errlog)
-    assert got_identity == identity
+    # The client asks for 2025-11-25, which apps speak.
+    assert got_identity == {**identity, "protocolVersion": "2025-11-25"}
     for (kind, params, expected), outcome in zip(steps, outcomes, strict=True):
         assert outcome == expected, (kind, params)
 
@@ -188,6 +189,7 @@ def test_python_sdk_client_on_the_default_catalogue(engine_name: str, tmp_path: 
     with open(tmp_path / "server-stderr.txt", "w") as errlog:
         identity, outcomes = anyio.run(python_sdk_session, [], engine_env(engine_name), steps, errlog)
     assert identity["serverInfo"] == {"name": "shipcode-mcp", "version": "1.0.0"}
+    assert identity["protocolVersion"] == "2025-06-18"  # the default catalogue's one version
     assert outcomes == [expected for _, _, expected in steps]
 
 

@@ -100,12 +100,21 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
     assert [name for name in names if name.startswith("_")] == []
 
 
-#: The package's modules from the command line down, as the README's "Where things are" lists them.
+#: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
     "__main__ __init__ cli target defaults app folder runner scheduler signals limits _engine _engine_py "
-    "_engine_c lines catalogue prompts templates handlers session context schema results errors protocol "
+    "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate schema results "
+    "errors protocol "
     "jsontext _log _version"
 ).split()
+
+
+def test_the_layout_page_lists_the_layers_in_order() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    table = page.split("## Where things are", 1)[1].split("\n\n| module | its job |\n| --- | --- |\n", 1)[1]
+    rows = table.split("\n\n", 1)[0].splitlines()
+    listed = [Path(name).stem for row in rows for name in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0])]
+    assert ["__main__", "__init__", *listed] == LAYERS
 
 
 def test_every_import_goes_down_the_layers() -> None:
@@ -125,7 +134,7 @@ NOT_NEEDED_TO_SERVE = (
     "locale",
     "shutil",
     "asyncio",
-    "fastjsonschema",
+    "jsonschema",
     "mimetypes",
     "shipcode_mcp.folder",
     "shipcode_mcp.limits",

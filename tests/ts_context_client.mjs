@@ -22,42 +22,21 @@ import {
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { Events } from "./ts_events.mjs";
 
 const WAIT_LIMIT_MS = 10000; // a guard against a hang, never a schedule
 
 const [command, ...args] = JSON.parse(process.argv[2]);
 const plan = JSON.parse(process.argv[3]);
 
-let events = [];
-let wake = null;
-function record(event) {
-  events.push(event);
-  if (wake !== null) wake();
-}
-// Wait until count events were seen; false if they did not come within the guard.
-async function waitForEvents(count) {
-  const limit = Date.now() + WAIT_LIMIT_MS;
-  while (events.length < count) {
-    const left = limit - Date.now();
-    if (left <= 0) return false;
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, left);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wake = null;
-  }
-  return true;
-}
+const events = new Events(WAIT_LIMIT_MS);
 
 const capabilities = plan.callbacks ? { sampling: {}, elicitation: {}, roots: { listChanged: true } } : {};
 const client = new Client({ name: "shipcode-mcp-tests", version: "1.0.0" }, { capabilities });
 
 function answer(method) {
   return async (request, extra) => {
-    record({ request: method, id: extra.requestId, params: request.params ?? null });
+    events.record({ request: method, id: extra.requestId, params: request.params ?? null });
     const next = plan.answers[method].shift();
     if (next.error) {
       // A plain Error with a code: the SDK sends its code and message as they are.
@@ -72,7 +51,7 @@ if (plan.callbacks) {
   client.setRequestHandler(ListRootsRequestSchema, answer("roots/list"));
 }
 client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-  record({ log: notification.params });
+  events.record({ log: notification.params });
 });
 // The SDK's own progress handler drops a progress notification that arrives in the same read
 // as the request's answer (it runs one microtask later, after the answer retired the token:
@@ -80,7 +59,7 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =
 // the progress notifications are recorded here, whole, in the order they arrive; callTool's
 // onprogress option still makes the SDK send the progress token.
 client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
-  record({ progress: notification.params });
+  events.record({ progress: notification.params });
 });
 
 const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "inherit" });
@@ -107,9 +86,8 @@ for (const [kind, params, expectedEvents] of plan.steps) {
   } catch (error) {
     outcome = { error: { code: error.code ?? null, message: String(error.message) } };
   }
-  const arrived = await waitForEvents(expectedEvents);
-  out.steps.push({ outcome, events });
-  events = [];
+  const arrived = await events.waitFor(expectedEvents);
+  out.steps.push({ outcome, events: events.take() });
   if (!arrived) break; // this step's comparison fails and shows what did arrive
 }
 await client.close();

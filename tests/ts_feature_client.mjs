@@ -12,36 +12,18 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Events } from "./ts_events.mjs";
 
 const WAIT_LIMIT_MS = 10000; // a guard against a hang, never a schedule
 
 const [command, ...args] = JSON.parse(process.argv[2]);
 const steps = JSON.parse(process.argv[3]);
 
-let events = [];
-let wake = null;
-// Wait until count events were seen; false if they did not come within the guard.
-async function waitForEvents(count) {
-  const limit = Date.now() + WAIT_LIMIT_MS;
-  while (events.length < count) {
-    const left = limit - Date.now();
-    if (left <= 0) return false;
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, left);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wake = null;
-  }
-  return true;
-}
+const events = new Events(WAIT_LIMIT_MS);
 
 const client = new Client({ name: "shipcode-mcp-tests", version: "1.0.0" });
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-  events.push({ method: notification.method, params: notification.params });
-  if (wake !== null) wake();
+  events.record({ method: notification.method, params: notification.params });
 });
 
 const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "inherit" });
@@ -71,9 +53,8 @@ for (const [kind, params, expectedEvents] of steps) {
   } catch (error) {
     outcome = { error: { code: error.code ?? null, message: String(error.message) } };
   }
-  const arrived = await waitForEvents(expectedEvents);
-  out.steps.push({ outcome, events });
-  events = [];
+  const arrived = await events.waitFor(expectedEvents);
+  out.steps.push({ outcome, events: events.take() });
   if (!arrived) break; // this step's comparison fails and shows what did arrive
 }
 await client.close();

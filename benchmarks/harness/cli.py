@@ -13,7 +13,7 @@ import orjson
 
 from .chart import draw_chart
 from .common import RESULTS, ROOT, log
-from .machine import machine_info
+from .machine import machine_info, uncommitted_changes
 from .plan import MODES, Bench
 from .report import fmt_ratio, to_markdown, update_readme
 from .selftest import self_test
@@ -126,6 +126,11 @@ def main(argv=None) -> int:
         "--update-readme", action="store_true", help="--save, and copy the report into benchmarks/README.md"
     )
     ap.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="let --save publish results measured with uncommitted changes to tracked files (refused otherwise)",
+    )
+    ap.add_argument(
         "--check-targets",
         nargs="?",
         const="",
@@ -147,6 +152,13 @@ def main(argv=None) -> int:
     if args.save or args.update_readme:
         if args.out or args.tag:
             ap.error("--save writes benchmarks/results/latest.*: it takes no --out or --tag")
+        changes = uncommitted_changes()
+        if changes != "" and not args.allow_dirty:
+            reason = f"commit (or stash) these changes first:\n{changes}" if changes else "this is not a git checkout"
+            ap.error(
+                f"--save publishes results, and published results come from a clean commit: {reason}\n"
+                "(--allow-dirty saves anyway; the report then names the commit with -dirty)"
+            )
     t_start = time.perf_counter()
 
     self_test()

@@ -14,6 +14,12 @@ from .common import ROOT, run_quiet
 from .servers import ts_sdk_version
 
 
+def uncommitted_changes() -> str | None:
+    """``git status`` of the tracked files that differ from the commit ("" when clean); None outside git."""
+    code, changes = run_quiet(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"])
+    return changes if code == 0 else None
+
+
 def machine_info(specs: list) -> dict:
     info = {
         "date_utc": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M:%S"),
@@ -50,10 +56,6 @@ def machine_info(specs: list) -> dict:
         versions["@modelcontextprotocol/sdk"] = ts_sdk_version()
     info["engines"] = {spec.name: spec.engine for spec in specs if spec.group == "shipcode" and spec.available}
     code, commit = run_quiet(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
-    if code == 0:
-        dirty = run_quiet(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"])[1]
-        info["git_commit"] = commit + ("-dirty" if dirty else "")
-    else:
-        info["git_commit"] = "none"
+    info["git_commit"] = commit + ("-dirty" if uncommitted_changes() else "") if code == 0 else "none"
     info["versions"] = versions
     return info

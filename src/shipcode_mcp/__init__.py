@@ -1,4 +1,4 @@
-"""shipcode-mcp: a fast, exact MCP (2025-06-18) server over stdio, and a small framework.
+"""shipcode-mcp: a fast, exact MCP server over stdio (every protocol era), and a small framework.
 
 >>> from shipcode_mcp import Server, ToolError, Context
 
@@ -14,5 +14,19 @@ from .app import Server
 from .context import Context
 from .errors import ClientError, RpcError, ToolError
 from .handlers import Resource, Tool
+from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request
 
-__all__ = ["ClientError", "Context", "Resource", "RpcError", "Server", "Tool", "ToolError", "__version__"]
+__all__ = [
+    "ClientError",
+    "Context",
+    "InputRequired",
+    "Resource",
+    "RpcError",
+    "Server",
+    "Tool",
+    "ToolError",
+    "__version__",
+    "elicitation_request",
+    "roots_request",
+    "sampling_request",
+]

@@ -91,12 +91,7 @@ class Engine:
         self._out: list = self._rules.out  # complete answers not yet written (see _flush)
         self._stash: bytes | tuple = b""  # input left unread while paused
         self._fd = -1  # the output while serving
-        self._catalogue = catalogue
         catalogue.session.emit = self.emit
-
-    def refresh(self) -> None:
-        """Read the catalogue's routes again (after they changed); its handlers read the rest as they run."""
-        self._rules.routes = self._catalogue.routes
 
     @property
     def initialized(self) -> bool:
@@ -104,6 +99,9 @@ class Engine:
         return self._rules.initialized
 
     # -- framing -------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """The catalogue changed: nothing to do, the line rules read its tables as they are."""
 
     def feed(self, data: bytes) -> bytes:
         """Take the next chunk of input; return the answers it completes."""

@@ -8,10 +8,11 @@ when it asks for one, a :class:`~shipcode_mcp.context.Context`).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .errors import ToolError
 from .handlers import Resource, Tool
+from .protocol import ALL_VERSIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +25,19 @@ if TYPE_CHECKING:
     from .templates import ResourceTemplate
 
 __all__ = ["Resource", "Server", "Tool", "ToolError"]
+
+
+def check_versions(versions: Sequence[str]) -> tuple[str, ...]:
+    """The protocol versions an app speaks, newest first; ValueError for any not implemented."""
+    if isinstance(versions, str):
+        raise TypeError("protocol_versions is a sequence of versions, not one string")
+    chosen = set(versions)
+    unknown = sorted(chosen.difference(ALL_VERSIONS))
+    if unknown or not chosen:
+        raise ValueError(
+            f"protocol versions {', '.join(unknown) or '(none)'} not implemented; choose from {', '.join(ALL_VERSIONS)}"
+        )
+    return tuple(version for version in ALL_VERSIONS if version in chosen)
 
 
 class Server:
@@ -42,12 +56,37 @@ class Server:
         version: str = "0.1.0",
         instructions: str | None = None,
         resource_subscriptions: bool = False,
+        protocol_versions: Sequence[str] | None = None,
+        state_key: str | bytes | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        ttl_ms: int = 0,
+        cache_scope: str = "private",
+        server_info_meta: bool = True,
+        list_changed: bool = False,
     ) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
         #: Whether clients may subscribe to resources (see :meth:`notify_resource_updated`).
         self.resource_subscriptions = resource_subscriptions
+        #: The protocol versions the app speaks, newest first (default: every one implemented).
+        self.protocol_versions = check_versions(ALL_VERSIONS if protocol_versions is None else protocol_versions)
+        #: The key sealing 2026-07-28 request states (see :mod:`shipcode_mcp.requeststate`).
+        self.state_key = state_key
+        #: The server's icons (``serverInfo.icons``).
+        self.icons = icons
+        if type(ttl_ms) is not int or ttl_ms < 0:
+            raise ValueError("ttl_ms must be a whole number of milliseconds, 0 or more")
+        if cache_scope not in ("public", "private"):
+            raise ValueError('cache_scope must be "public" or "private"')
+        #: Caching hints of 2026-07-28 list and read results.
+        self.ttl_ms = ttl_ms
+        self.cache_scope = cache_scope
+        #: Whether each 2026-07-28 result names the server in its ``_meta``.
+        self.server_info_meta = server_info_meta
+        #: Whether the app declares ``listChanged`` (set by the first change while serving).
+        self.list_changed = list_changed
+        self._catalogues: weakref.WeakSet[Catalogue] = weakref.WeakSet()
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: dict[str, ResourceTemplate] = {}
@@ -65,6 +104,7 @@ class Server:
         title: str | None = None,
         annotations: dict[str, Any] | None = None,
         blocking: bool = False,
+        icons: list[dict[str, Any]] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool; the function is returned unchanged.
 
@@ -78,16 +118,32 @@ class Server:
             return self.tool()(name)
 
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_tool(Tool(func, name, description, input_schema, output_schema, title, annotations, blocking))
+            self.add_tool(
+                Tool(func, name, description, input_schema, output_schema, title, annotations, blocking, icons)
+            )
             return func
 
         return register
 
-    def add_tool(self, tool: Tool) -> None:
-        """Register a :class:`Tool` object."""
+    def add_tool(self, tool: Tool | Callable[..., Any], **options: Any) -> Tool:
+        """Register a :class:`Tool`, or a function with the options of :meth:`tool`; at any time.
+
+        While the app is served, clients learn of the change (``listChanged``).
+        """
+        if not isinstance(tool, Tool):
+            tool = Tool(tool, **options)
+        elif options:
+            raise TypeError("add_tool() takes options only with a function, not with a Tool")
         if tool.name in self.tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self.tools[tool.name] = tool
+        self._changed("tools")
+        return tool
+
+    def remove_tool(self, name: str) -> None:
+        """Stop serving a tool (KeyError if there is none of that name)."""
+        del self.tools[name]
+        self._changed("tools")
 
     def resource(
         self,
@@ -96,6 +152,7 @@ class Server:
         mime_type: str | None = None,
         description: str | None = None,
         title: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
     ) -> Callable[[Callable[[], str | bytes]], Callable[[], str | bytes]]:
         """Register a function returning ``str`` (text) or ``bytes`` (blob) as a resource.
 
@@ -104,15 +161,7 @@ class Server:
         """
 
         def register(func: Callable[..., str | bytes]) -> Callable[..., str | bytes]:
-            if "{" in uri:  # maybe a template: only then is its module imported
-                from .templates import ResourceTemplate, is_template
-
-                if is_template(uri):
-                    if uri in self.templates:
-                        raise ValueError(f"a resource template {uri!r} is already registered")
-                    self.templates[uri] = ResourceTemplate(uri, func, name, mime_type, description, title)
-                    return func
-            self.add_resource(Resource(uri, func, name, mime_type, description, title))
+            self.add_resource(func, uri, name, mime_type, description, title, icons)
             return func
 
         return register
@@ -122,6 +171,7 @@ class Server:
         name: str | Callable[..., Any] | None = None,
         title: str | None = None,
         description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
     ) -> Any:
         """Register a function as a prompt (also usable bare: ``@app.prompt``).
 
@@ -133,15 +183,33 @@ class Server:
             return self.prompt()(name)
 
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
-            from .prompts import Prompt
-
-            prompt = Prompt(func, name, title, description)
-            if prompt.name in self.prompts:
-                raise ValueError(f"a prompt named {prompt.name!r} is already registered")
-            self.prompts[prompt.name] = prompt
+            self.add_prompt(func, name, title, description, icons)
             return func
 
         return register
+
+    def add_prompt(
+        self,
+        func: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+    ) -> Prompt:
+        """Register a function as a prompt with the options of :meth:`prompt`; at any time."""
+        from .prompts import Prompt
+
+        prompt = Prompt(func, name, title, description, icons)
+        if prompt.name in self.prompts:
+            raise ValueError(f"a prompt named {prompt.name!r} is already registered")
+        self.prompts[prompt.name] = prompt
+        self._changed("prompts")
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        """Stop serving a prompt (KeyError if there is none of that name)."""
+        del self.prompts[name]
+        self._changed("prompts")
 
     def completion(self, prompt: str | None = None, resource: str | None = None) -> Any:
         """Register ``fn(argument, value, context) -> list[str]`` completing a prompt's or a
@@ -168,11 +236,62 @@ class Server:
         for session in list(self._sessions):
             session.resource_updated(uri)
 
-    def add_resource(self, resource: Resource) -> None:
-        """Register a :class:`Resource` object."""
+    def add_resource(
+        self,
+        resource: Resource | Callable[..., Any],
+        uri: str | None = None,
+        name: str | None = None,
+        mime_type: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+    ) -> Resource:
+        """Register a :class:`Resource`, or a function with a ``uri`` and the options of :meth:`resource`.
+
+        A uri with ``{name}`` parts registers a template. At any time: while the app is
+        served, clients learn of the change (``listChanged``).
+        """
+        if not isinstance(resource, Resource):
+            if uri is None:
+                raise TypeError("add_resource() needs the uri of the function's resource")
+            if "{" in uri:  # maybe a template: only then is its module imported
+                from .templates import ResourceTemplate, is_template
+
+                if is_template(uri):
+                    if uri in self.templates:
+                        raise ValueError(f"a resource template {uri!r} is already registered")
+                    template = self.templates[uri] = ResourceTemplate(
+                        uri, resource, name, mime_type, description, title, icons
+                    )
+                    self._changed("resources")
+                    return template
+            resource = Resource(uri, resource, name, mime_type, description, title, icons)
         if resource.uri in self.resources:
             raise ValueError(f"a resource with uri {resource.uri!r} is already registered")
         self.resources[resource.uri] = resource
+        self._changed("resources")
+        return resource
+
+    def remove_resource(self, uri: str) -> None:
+        """Stop serving a resource or resource template (KeyError if there is none with that uri)."""
+        if uri in self.resources:
+            del self.resources[uri]
+        else:
+            del self.templates[uri]
+        self._changed("resources")
+
+    def _changed(self, kind: str) -> None:
+        """The app's ``kind`` (tools, prompts, resources) changed: refresh what is served, notify clients."""
+        catalogues = list(self._catalogues)
+        if not catalogues:
+            return
+        self.list_changed = True
+        member = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}[
+            kind
+        ]
+        for catalogue in catalogues:
+            catalogue.refresh()
+            catalogue.session.list_changed(kind, member)
 
     def add_resource_folder(self, directory: str | os.PathLike[str], max_bytes: int | None = None) -> list[Resource]:
         """Serve every regular file under ``directory`` as a resource (see :mod:`shipcode_mcp.folder`).
@@ -189,6 +308,8 @@ class Server:
             if resource.uri not in self.resources:
                 self.resources[resource.uri] = resource
                 added.append(resource)
+        if added:
+            self._changed("resources")
         return added
 
     def catalogue(self) -> Catalogue:
@@ -197,6 +318,7 @@ class Server:
 
         catalogue = Catalogue(self)
         self._sessions.add(catalogue.session)
+        self._catalogues.add(catalogue)
         return catalogue
 
     def run(
@@ -210,8 +332,8 @@ class Server:
 
         ``max_concurrency`` bounds the handlers in flight (default 2000), ``workers`` the
         threads for ``blocking=True`` tools (default 32), ``eof_grace`` the seconds handlers
-        in flight at end of input may still take (default 30). See the README's
-        "Concurrency" section.
+        in flight at end of input may still take (default 30). See
+        docs/concurrency.md.
         """
         from .runner import serve_app
 

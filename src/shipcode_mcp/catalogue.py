@@ -12,6 +12,11 @@ A :class:`Catalogue` is what an engine serves, as plain data and named callables
   :class:`FastTool`), so the compiled engine can check their arguments from the input bytes.
 - ``session`` is the client's session (:mod:`shipcode_mcp.session`); ``concurrent`` tells
   whether any handler defers work, i.e. whether serving needs the concurrent scheduler.
+- ``modern`` is the 2026-07-28 side (:class:`~shipcode_mcp.eras.ModernEra`, with routes of its
+  own), or None for an app that speaks only legacy versions.
+
+An app that adds or removes tools, prompts or resources while serving calls
+:meth:`Catalogue.refresh`: the tables are built again in place and the engines told.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import (
     INVALID_PARAMS,
+    LEGACY_VERSIONS,
     LOG_RANK,
-    PROTOCOL_VERSION,
+    MODERN_VERSION,
     RESOURCE_NOT_FOUND,
     RESULT_MID,
     RESULT_TAIL,
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .app import Server
+    from .eras import ModernEra
     from .handlers import Tool
 
 UNKNOWN_TOOL = "Unknown tool"
@@ -108,7 +115,35 @@ class Catalogue:
     """Plain data compiled from a :class:`~shipcode_mcp.app.Server` for the engines."""
 
     def __init__(self, app: Server) -> None:
-        self.server_info = {"name": app.name, "version": app.version}
+        self.app = app
+        self.server_info: dict[str, Any] = {"name": app.name, "version": app.version}
+        if app.icons is not None:
+            self.server_info["icons"] = app.icons
+        #: Every protocol version the app speaks, newest first.
+        self.versions: tuple[str, ...] = app.protocol_versions
+        #: The versions of the ``initialize`` handshake among them, newest first.
+        self.legacy_versions = tuple(version for version in self.versions if version in LEGACY_VERSIONS)
+        self.session = Session()
+        self.modern: ModernEra | None = None
+        if MODERN_VERSION in self.versions:
+            from .eras import ModernEra
+
+            self.modern = ModernEra(
+                self.versions, self.server_info, app.state_key, app.ttl_ms, app.cache_scope, app.server_info_meta
+            )
+        self.routes: dict[str, bytes | Callable[[dict[str, Any] | None], Any]] = {}
+        #: Called after :meth:`refresh` (engines that keep copies of the tables).
+        self.on_refresh: list[Callable[[], object]] = []
+        self._build()
+
+    def refresh(self) -> None:
+        """The app changed its tools, prompts or resources: build the tables again, tell the engines."""
+        self._build()
+        for callback in list(self.on_refresh):
+            callback()
+
+    def _build(self) -> None:
+        app = self.app
         self.tools: dict[str, Tool] = dict(app.tools)
         self.resources = dict(app.resources)
         self.templates = dict(app.templates)
@@ -118,7 +153,6 @@ class Catalogue:
             if target not in (self.prompts if kind == "ref/prompt" else self.templates):
                 what = "prompt" if kind == "ref/prompt" else "resource template"
                 raise ValueError(f"a completion is registered for the unknown {what} {target!r}")
-        self.session = Session()
         #: Per tool, the bytes of its ``Invalid arguments for <tool>`` result body.
         self.invalid_arguments = {name: error_result(f"Invalid arguments for {name}") for name in self.tools}
         self.fast_tools = [
@@ -138,62 +172,116 @@ class Catalogue:
         uses_context = any(handler.context_name is not None for handler in handlers) or any(
             context_parameter(func) is not None for func in completions
         )
+        list_changed = app.list_changed
         #: Whether serving needs the concurrent scheduler.
         self.concurrent = (
             uses_context
             or app.resource_subscriptions
+            or list_changed
             or any(handler.is_async for handler in handlers)
             or any(tool.blocking for tool in self.tools.values())
             or any(is_coroutine_function(func) for func in completions)
         )
-        capabilities: dict[str, Any] = {
-            "tools": {},
-            "resources": {"subscribe": True} if app.resource_subscriptions else {},
-        }
-        if self.prompts:
-            capabilities["prompts"] = {}
+        changes = {"listChanged": True} if list_changed else {}
+        resources_capability = dict(changes)
+        if app.resource_subscriptions:
+            resources_capability["subscribe"] = True
+        capabilities: dict[str, Any] = {"tools": dict(changes), "resources": resources_capability}
+        serves_prompts = bool(self.prompts) or list_changed
+        if serves_prompts:
+            capabilities["prompts"] = dict(changes)
         if self.completions:
             capabilities["completions"] = {}
         if uses_context:
             capabilities["logging"] = {}
-        initialize: dict[str, Any] = {
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": capabilities,
-            "serverInfo": self.server_info,
+        #: What ``subscriptions/listen`` may acknowledge.
+        self.offered = {
+            "tools": list_changed,
+            "prompts": list_changed,
+            "resources": list_changed,
+            "subscribe": app.resource_subscriptions,
         }
-        if app.instructions is not None:
-            initialize["instructions"] = app.instructions
-        self.initialize_result = dumps(initialize)
-        self.routes: dict[str, bytes | Callable[[dict[str, Any] | None], Any]] = {
-            "initialize": self.initialize if uses_context else constant_answer(initialize),
-            "ping": constant_answer({}),
-            "tools/list": constant_answer({"tools": [tool.listing() for tool in self.tools.values()]}),
-            "tools/call": self.call_tool,
-            "resources/list": constant_answer(
-                {"resources": [resource.listing() for resource in self.resources.values()]}
-            ),
-            "resources/read": self.read_resource,
-            "resources/templates/list": constant_answer(
-                {"resourceTemplates": [template.listing() for template in self.templates.values()]}
-            ),
+        self._initialize_results: dict[str, bytes] = {}
+        self._capabilities = capabilities
+        listings = {
+            "tools/list": {"tools": [tool.listing() for tool in self.tools.values()]},
+            "resources/list": {"resources": [resource.listing() for resource in self.resources.values()]},
+            "resources/templates/list": {
+                "resourceTemplates": [template.listing() for template in self.templates.values()]
+            },
         }
-        if self.prompts:
-            self.routes["prompts/list"] = constant_answer(
-                {"prompts": [prompt.listing() for prompt in self.prompts.values()]}
+        if serves_prompts:
+            listings["prompts/list"] = {"prompts": [prompt.listing() for prompt in self.prompts.values()]}
+        routes: dict[str, Any] = {}
+        if self.legacy_versions:
+            # Constant unless the session must learn of it (its capabilities, that it began).
+            constant = len(self.legacy_versions) == 1 and not (uses_context or list_changed)
+            routes["initialize"] = (
+                RESULT_MID + self.initialize_result(self.legacy_versions[0]) + RESULT_TAIL
+                if constant
+                else self.initialize
             )
-            self.routes["prompts/get"] = self.get_prompt
+        routes["ping"] = constant_answer({})
+        routes["tools/list"] = constant_answer(listings["tools/list"])
+        routes["tools/call"] = self.call_tool
+        routes["resources/list"] = constant_answer(listings["resources/list"])
+        routes["resources/read"] = self.read_resource
+        routes["resources/templates/list"] = constant_answer(listings["resources/templates/list"])
+        if serves_prompts:
+            routes["prompts/list"] = constant_answer(listings["prompts/list"])
+            routes["prompts/get"] = self.get_prompt
         if self.completions:
-            self.routes["completion/complete"] = self.complete
+            routes["completion/complete"] = self.complete
         if app.resource_subscriptions:
-            self.routes["resources/subscribe"] = self.subscribe
-            self.routes["resources/unsubscribe"] = self.unsubscribe
+            routes["resources/subscribe"] = self.subscribe
+            routes["resources/unsubscribe"] = self.unsubscribe
         if uses_context:
-            self.routes["logging/setLevel"] = self.set_log_level
+            routes["logging/setLevel"] = self.set_log_level
+        # Replaced in place: the engines hold this very dict.
+        self.routes.clear()
+        self.routes.update(routes)
+        if self.modern is not None:
+            self._build_modern(listings, capabilities)
+
+    def _build_modern(self, listings: dict[str, Any], capabilities: dict[str, Any]) -> None:
+        from .eras import ModernRoute
+
+        era = self.modern
+        discover: dict[str, Any] = {"supportedVersions": list(self.versions), "capabilities": capabilities}
+        if self.app.instructions is not None:
+            discover["instructions"] = self.app.instructions
+        routes: dict[str, Any] = {"server/discover": era.constant(discover, True)}
+        for method, listing in listings.items():
+            routes[method] = era.constant(listing, True)
+        routes["tools/call"] = ModernRoute(era, "tools/call", self.call_tool, False)
+        routes["resources/read"] = ModernRoute(era, "resources/read", self.read_resource, True)
+        if "prompts/list" in listings:
+            routes["prompts/get"] = ModernRoute(era, "prompts/get", self.get_prompt, False)
+        if self.completions:
+            routes["completion/complete"] = ModernRoute(era, "completion/complete", self.complete, False)
+        era.routes.clear()
+        era.routes.update(routes)
+
+    def initialize_result(self, version: str) -> bytes:
+        """The ``initialize`` result body for one legacy version."""
+        result = self._initialize_results.get(version)
+        if result is None:
+            initialize: dict[str, Any] = {
+                "protocolVersion": version,
+                "capabilities": self._capabilities,
+                "serverInfo": self.server_info,
+            }
+            if self.app.instructions is not None:
+                initialize["instructions"] = self.app.instructions
+            result = self._initialize_results[version] = dumps(initialize)
+        return result
 
     def initialize(self, params: dict[str, Any] | None) -> bytes:
-        """``initialize``: remember the client's capabilities; the answer is constant."""
+        """``initialize``: remember the client's capabilities; answer the version it asked for
+        when the app speaks it, else the newest legacy version the app speaks."""
         self.session.initialize(params)
-        return self.initialize_result
+        requested = params.get("protocolVersion") if params is not None else None
+        return self.initialize_result(requested if requested in self.legacy_versions else self.legacy_versions[0])
 
     def set_log_level(self, params: dict[str, Any] | None) -> bytes:
         """``logging/setLevel``: send log messages at this level and above from now on."""

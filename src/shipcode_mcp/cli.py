@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from . import _log
-from .protocol import DEFAULT_MAX_MESSAGE_BYTES, ServerStop
+from .protocol import ALL_VERSIONS, DEFAULT_MAX_MESSAGE_BYTES, ServerStop
 from .signals import stop_signals
 
 TYPE_CHECKING = False
@@ -53,6 +53,16 @@ def _seconds(text: str) -> float:
 _seconds.__name__ = "number of seconds"
 
 
+def _versions(text: str) -> tuple[str, ...]:
+    chosen = tuple(version.strip() for version in text.split(","))
+    if not all(version in ALL_VERSIONS for version in chosen):
+        raise ValueError(text)
+    return chosen
+
+
+_versions.__name__ = "list of protocol versions"
+
+
 class Options:
     """The settings the command line gives; a new instance holds the defaults.
 
@@ -69,6 +79,7 @@ class Options:
         self.target: str | None = None
         self.resources: list[str] = []
         self.max_resource_bytes: int | None = None
+        self.protocol_versions: tuple[str, ...] | None = None
 
 
 def parse_command_line(argv: Sequence[str]) -> Options:
@@ -152,6 +163,16 @@ def build_parser():  # -> argparse.ArgumentParser
         ),
     )
     parser.add_argument(
+        "--protocol-versions",
+        type=_versions,
+        metavar="LIST",
+        help=(
+            "the protocol versions to speak, comma-separated, instead of the app's own "
+            f"(implemented: {','.join(ALL_VERSIONS)}; apps speak them all by default, the "
+            "built-in catalogue only 2025-06-18)"
+        ),
+    )
+    parser.add_argument(
         "--log-level",
         choices=list(_log.LEVELS),
         help=f"what to log on stderr (default: {_log.DEFAULT_LEVEL}); stdout carries protocol messages only",
@@ -202,8 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from .app import check_versions
     from .runner import guard_stdout, serve_app, standard_descriptors_ready
-    from .target import TargetError, load_target
+    from .target import TargetError, app_failure, load_target
 
     if not standard_descriptors_ready():
         return EXIT_OK
@@ -216,21 +238,28 @@ def _main(argv: Sequence[str] | None) -> int:
             from .defaults import app
         else:
             app = load_target(args.target)
-        if args.resources:
+        if args.resources or args.protocol_versions:
             import copy
 
             app = copy.copy(app)  # the app object itself stays as its module defined it
             app.resources = dict(app.resources)
+        if args.protocol_versions:
+            app.protocol_versions = check_versions(args.protocol_versions)
         for directory in args.resources:
             try:
                 app.add_resource_folder(directory, args.max_resource_bytes)
             except OSError as error:
                 raise TargetError(f"--resources {directory}: {error.strerror or error}") from None
+        try:
+            catalogue = app.catalogue()
+        except Exception as error:
+            raise app_failure("serve", args.target or "the default catalogue", error) from None
     except TargetError as error:
         sys.stderr.write(f"shipcode-mcp: error: {error}\n")
         return EXIT_USAGE
     return serve_app(
         app,
+        catalogue,
         max_message_bytes=args.max_message_bytes,
         max_concurrency=args.max_concurrency,
         workers=args.workers,

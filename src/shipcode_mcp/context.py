@@ -2,8 +2,12 @@
 
 A handler parameter annotated ``Context`` (any name) receives one; it never appears in the
 input schema. ``log``/``report_progress`` and the level shortcuts take effect when called
-and may be awaited (so they work in sync handlers too); ``sample``, ``elicit`` and
-``list_roots`` ask the client and must be awaited, in async handlers.
+and may be awaited (so they work in sync handlers too); ``sample``, ``elicit``,
+``elicit_url`` and ``list_roots`` ask the client and must be awaited, in async handlers.
+
+Asking works in both eras (see :mod:`shipcode_mcp.mrtr`): a 2026-07-28 request's handler gets
+the retry's answer for the ask's key, or ends the round; an earlier revision's client is
+asked at once.
 """
 
 from __future__ import annotations
@@ -11,13 +15,17 @@ from __future__ import annotations
 from orjson import loads
 
 from .errors import ClientError
+from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request, url_elicitation_request
 from .protocol import LOG_LEVELS, LOG_RANK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .mrtr import Round
     from .session import Session
+
+_NO_RESPONSES: dict = {}
 
 
 class _Done:
@@ -35,17 +43,37 @@ _DONE = _Done()
 class Context:
     """One request's way back to the client."""
 
-    __slots__ = ("_session", "_id_bytes", "_progress_token")
+    __slots__ = ("_session", "_id_bytes", "_progress_token", "_round")
 
-    def __init__(self, session: Session, id_bytes: bytes, progress_token: object = None) -> None:
+    def __init__(
+        self, session: Session, id_bytes: bytes, progress_token: object = None, round_: Round | None = None
+    ) -> None:
         self._session = session
         self._id_bytes = id_bytes
         self._progress_token = progress_token
+        self._round = round_
 
     @property
     def request_id(self) -> int | str:
         """The request's id, as the client sent it."""
         return loads(self._id_bytes)
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The client's capabilities: from this request's ``_meta`` (2026-07-28) or from ``initialize``."""
+        if self._round is not None and self._round.modern:
+            return self._round.capabilities
+        return self._session.client_capabilities
+
+    @property
+    def input_responses(self) -> dict[str, Any]:
+        """The client's answers to the previous round's questions, by key (``{}`` in a first round)."""
+        return self._round.responses if self._round is not None else _NO_RESPONSES
+
+    @property
+    def request_state(self) -> Any:
+        """The ``state`` the handler gave :class:`~shipcode_mcp.mrtr.InputRequired` last round, or None."""
+        return self._round.state if self._round is not None else None
 
     # -- notifications ---------------------------------------------------------------------
 
@@ -54,13 +82,21 @@ class Context:
 
         ``level`` is one of debug, info, notice, warning, error, critical, alert, emergency
         (ValueError otherwise); ``data`` is any JSON value. Until the client sends
-        ``logging/setLevel``, every level is sent.
+        ``logging/setLevel``, every level is sent. A 2026-07-28 request gets log messages only
+        when its ``_meta`` names a level (``io.modelcontextprotocol/logLevel``).
         """
         rank = LOG_RANK.get(level)
         if rank is None:
             raise ValueError(f"unknown log level {level!r}; expected one of {', '.join(LOG_LEVELS)}")
         session = self._session
-        if rank >= session.log_threshold:
+        round_ = self._round
+        if round_ is not None and round_.modern:
+            threshold = round_.log_rank
+            if threshold is None:
+                return _DONE
+        else:
+            threshold = session.log_threshold
+        if rank >= threshold:
             params: dict[str, Any] = {"level": level}
             if logger is not None:
                 params["logger"] = logger
@@ -116,35 +152,54 @@ class Context:
         model_preferences: dict[str, Any] | None = None,
         include_context: str | None = None,
         metadata: dict[str, Any] | None = None,
+        key: str | None = None,
     ) -> dict[str, Any]:
         """Ask the client's model (``sampling/createMessage``); returns the client's result dict.
 
         A ``str`` is sent as one user text message.
         """
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
-        params: dict[str, Any] = {"messages": messages}
-        optional = (
-            ("modelPreferences", model_preferences),
-            ("systemPrompt", system_prompt),
-            ("includeContext", include_context),
-            ("temperature", temperature),
-            ("maxTokens", max_tokens),
-            ("stopSequences", stop_sequences),
-            ("metadata", metadata),
+        request = sampling_request(
+            messages,
+            max_tokens=max_tokens,
+            system_prompt=system_prompt,
+            temperature=temperature,
+            stop_sequences=stop_sequences,
+            model_preferences=model_preferences,
+            include_context=include_context,
+            metadata=metadata,
         )
-        params.update((key, value) for key, value in optional if value is not None)
-        return await self._session.request("sampling/createMessage", params, "sampling")
+        return await self._ask(request, key, "sample")
 
-    async def elicit(self, message: str, schema: dict[str, Any]) -> dict[str, Any]:
-        """Ask the client's user (``elicitation/create``); returns the client's result dict."""
-        params = {"message": message, "requestedSchema": schema}
-        return await self._session.request("elicitation/create", params, "elicitation")
+    async def elicit(self, message: str, schema: dict[str, Any], key: str | None = None) -> dict[str, Any]:
+        """Ask the client's user (``elicitation/create``, form mode); returns the client's result dict."""
+        return await self._ask(elicitation_request(message, schema), key, "elicit")
 
-    async def list_roots(self) -> list[dict[str, Any]]:
+    async def elicit_url(self, message: str, url: str, key: str | None = None) -> dict[str, Any]:
+        """Send the client's user to ``url`` (``elicitation/create``, URL mode); returns the client's result dict."""
+        return await self._ask(url_elicitation_request(message, url), key, "elicit")
+
+    async def list_roots(self, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""
-        result = await self._session.request("roots/list", None, "roots")
+        result = await self._ask(roots_request(), key, "roots")
         roots = result.get("roots")
         if type(roots) is not list:
             raise ClientError("roots/list: the client answered with an invalid result")
         return roots
+
+    async def _ask(self, request: dict[str, Any], key: str | None, kind: str) -> dict[str, Any]:
+        """The client's answer to ``request``: from this round's answers, or asked now.
+
+        Keys default to one per ask, in call order (``elicit-1``, ``sample-2``, ...), so a
+        handler run again from the start finds its earlier answers under the same keys.
+        """
+        round_ = self._round
+        if round_ is not None:
+            round_.asked += 1
+            if key is None:
+                key = f"{kind}-{round_.asked}"
+            answer = round_.answers.get(key)
+            if answer is not None:
+                return answer
+            if round_.modern:
+                raise InputRequired({key: request}, state=round_.state)
+        return await self._session.ask(request)

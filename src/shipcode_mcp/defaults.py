@@ -10,7 +10,8 @@ from .app import Server
 #: stays "1.0.0" whatever the package version (``shipcode_mcp.__version__``) is.
 CATALOGUE_VERSION = "1.0.0"
 
-app = Server("shipcode-mcp", version=CATALOGUE_VERSION)
+#: The default catalogue speaks 2025-06-18 only: that is its fixed contract.
+app = Server("shipcode-mcp", version=CATALOGUE_VERSION, protocol_versions=("2025-06-18",))
 
 
 @app.tool()

@@ -79,6 +79,7 @@ class Tool:
         "check_output",
         "plain",
         "deferred",
+        "icons",
     )
 
     def __init__(
@@ -91,8 +92,10 @@ class Tool:
         title: str | None = None,
         annotations: dict[str, Any] | None = None,
         blocking: bool = False,
+        icons: list[dict[str, Any]] | None = None,
     ) -> None:
         self.func = func
+        self.icons = icons
         self.name = name or func.__name__
         self.title = title
         self.description = docstring(func) if description is None else description
@@ -128,6 +131,8 @@ class Tool:
             entry["outputSchema"] = self.output_schema
         if self.annotations is not None:
             entry["annotations"] = self.annotations
+        if self.icons is not None:
+            entry["icons"] = self.icons
         return entry
 
     def call(self, arguments: dict[str, Any], params: dict[str, Any] | None) -> bytes | Deferred:
@@ -196,7 +201,18 @@ class Resource:
     -32603 ``Internal error``.
     """
 
-    __slots__ = ("uri", "name", "title", "description", "mime_type", "read", "is_async", "context_name", "deferred")
+    __slots__ = (
+        "uri",
+        "name",
+        "title",
+        "description",
+        "mime_type",
+        "read",
+        "is_async",
+        "context_name",
+        "deferred",
+        "icons",
+    )
 
     def __init__(
         self,
@@ -206,9 +222,11 @@ class Resource:
         mime_type: str | None = None,
         description: str | None = None,
         title: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
     ) -> None:
         self.uri = uri
         self.read = read
+        self.icons = icons
         self.is_async = is_coroutine_function(read)
         self.context_name = context_parameter(read)
         #: Whether reads are handed to the session instead of answered at once.
@@ -230,6 +248,8 @@ class Resource:
         if self.description is not None:
             entry["description"] = self.description
         entry["mimeType"] = self.mime_type
+        if self.icons is not None:
+            entry["icons"] = self.icons
         return entry
 
     def answer(self, params: dict[str, Any] | None, uri: str | None = None, values: dict[str, str] | None = None):

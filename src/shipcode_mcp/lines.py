@@ -16,6 +16,10 @@ from orjson import loads as _loads
 from ._log import log
 from .errors import HANDLER_FAULTS, failure_tail
 from .jsontext import dumps, is_overflow_error, loads_overflowing
+from .mrtr import ASKING_METHODS, InputRequired
+
+#: Methods that exist only in 2026-07-28: judged by its rules whatever their ``_meta`` holds.
+MODERN_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 from .protocol import (
     BLANK_BYTES,
     CANCELLED_NOTIFICATION,
@@ -24,11 +28,13 @@ from .protocol import (
     INVALID_PARAMS_TAIL,
     INVALID_REQUEST_NULL_LINE,
     INVALID_REQUEST_TAIL,
+    META_VERSION,
     METHOD_NOT_FOUND_TAIL,
     PARSE_ERROR_LINE,
     RESPONSE_HEAD,
     RESULT_MID,
     RESULT_TAIL,
+    RpcError,
 )
 from .session import PAUSE, Deferred
 
@@ -58,6 +64,9 @@ class LineRules:
     def __init__(self, catalogue: Catalogue, max_message_bytes: int) -> None:
         self.routes = catalogue.routes
         self.session = catalogue.session
+        #: The 2026-07-28 side of the catalogue (None: the app speaks only legacy versions).
+        self.modern = catalogue.modern
+        self.catalogue = catalogue
         self.max = max_message_bytes
         #: Answers not yet taken by the engine, in order.
         self.out: list = []
@@ -121,6 +130,13 @@ class LineRules:
             elif method == CANCELLED_NOTIFICATION and type(params) is dict:
                 self.session.cancel(params)
             return False  # notifications are never answered
+        modern = self.modern
+        if modern is not None:
+            # 2026-07-28 when _meta names a protocol version, for its own methods, or when the app
+            # speaks only that revision.
+            meta = params.get("_meta") if type(params) is dict else None
+            if modern.only or (type(meta) is dict and META_VERSION in meta) or method in MODERN_METHODS:
+                return self.modern_request(id_bytes, method, params)
         route = self.routes.get(method)
         if route is None:
             self.out.extend((RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL))
@@ -132,6 +148,29 @@ class LineRules:
             return self.handle(id_bytes, method, route, None if params is _MISSING else params)
         return False
 
+    def modern_request(self, id_bytes: bytes, method: str, params: object) -> bool:
+        """Answer a 2026-07-28 request; true when the engine must pause."""
+        modern = self.modern
+        try:
+            modern.check(params)
+        except RpcError as error:
+            self.out.extend((RESPONSE_HEAD, id_bytes, error.tail))
+            return False
+        route = modern.routes.get(method)
+        if route is None:
+            if method == "subscriptions/listen":
+                try:
+                    modern.listen(self.session, id_bytes, params, self.catalogue.offered)
+                except RpcError as error:
+                    self.out.extend((RESPONSE_HEAD, id_bytes, error.tail))
+                return False  # answered only when the subscription ends
+            self.out.extend((RESPONSE_HEAD, id_bytes, METHOD_NOT_FOUND_TAIL))
+        elif type(route) is bytes:
+            self.out.extend((RESPONSE_HEAD, id_bytes, route))
+        else:
+            return self.handle(id_bytes, method, route, params)
+        return False
+
     def handle(self, id_bytes: bytes, method: str, route, params: dict | None) -> bool:
         """Answer a request with its handler's result; true when the engine must pause."""
         out = self.out
@@ -140,16 +179,18 @@ class LineRules:
         try:
             body = route(params)
             if type(body) is not bytes:
-                body = self._settle(id_bytes, method, body)
+                body = self._settle(id_bytes, method, route, params, body)
                 if body is None or body is PAUSE:
                     return body is PAUSE
+        except InputRequired:
+            return self._asked(id_bytes, method)
         except HANDLER_FAULTS as error:
             out += (RESPONSE_HEAD, id_bytes, failure_tail(method, error))
         else:
             out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
         return False
 
-    def _settle(self, id_bytes: bytes, method: str, body: object) -> bytes | object | None:
+    def _settle(self, id_bytes: bytes, method: str, route, params: dict | None, body: object) -> bytes | object | None:
         """A handler's answer other than bytes: hand deferred work to the session.
 
         Returns the result body when the work finished at once, :data:`PAUSE` when input must
@@ -157,9 +198,22 @@ class LineRules:
         returned neither bytes nor deferred work: an internal error).
         """
         if type(body) is Deferred:
+            if body.round is None and method in ASKING_METHODS:  # a legacy request: its handler may ask
+                from .eras import asking_deferred
+
+                body = asking_deferred(self.session, id_bytes, method, route, params, body)
             body = self.session.defer(id_bytes, body)
+            if type(body) is Deferred:  # inline work that asked: the rounds go on in a task
+                body = self.session.defer(id_bytes, body)
             if body is None or body is PAUSE or type(body) is bytes:
                 return body
         log("error", f"internal error answering {method!r}: the handler returned {type(body).__name__}, not bytes")
         self.out.extend((RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL))
         return None
+
+    def _asked(self, id_bytes: bytes, method: str) -> bool:
+        """A handler without a Context raised :class:`InputRequired`: a server fault."""
+        from .eras import asked_without_context
+
+        self.out.extend((RESPONSE_HEAD, id_bytes, asked_without_context(method).tail))
+        return False

@@ -41,7 +41,18 @@ def _argument_description(name: str, hint: Any) -> str | None:
 class Prompt:
     """One prompt: its listing and the function that writes its messages."""
 
-    __slots__ = ("name", "title", "description", "func", "arguments", "names", "required", "is_async", "context_name")
+    __slots__ = (
+        "name",
+        "title",
+        "description",
+        "func",
+        "arguments",
+        "names",
+        "required",
+        "is_async",
+        "context_name",
+        "icons",
+    )
 
     def __init__(
         self,
@@ -49,10 +60,12 @@ class Prompt:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
     ) -> None:
         import typing
 
         self.func = func
+        self.icons = icons
         self.name = name or func.__name__
         self.title = title
         self.description = docstring(func) if description is None else description
@@ -80,6 +93,8 @@ class Prompt:
         entry["description"] = self.description
         if self.arguments:
             entry["arguments"] = self.arguments
+        if self.icons is not None:
+            entry["icons"] = self.icons
         return entry
 
     def get(self, params: dict[str, Any]) -> bytes | Deferred:

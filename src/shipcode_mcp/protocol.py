@@ -1,4 +1,4 @@
-"""Wire constants of MCP 2025-06-18 over JSON-RPC 2.0, pre-encoded once.
+"""Wire constants of MCP over JSON-RPC 2.0 (every era), pre-encoded once.
 
 Everything the engines write is assembled from these fragments plus the request id and a
 result body, so constant bytes are never re-encoded per message.
@@ -7,6 +7,12 @@ result body, so constant bytes are never re-encoded per message.
 from __future__ import annotations
 
 PROTOCOL_VERSION = "2025-06-18"
+#: The stateless revision: no handshake, version and capabilities in every request's ``_meta``.
+MODERN_VERSION = "2026-07-28"
+#: Revisions with the ``initialize`` handshake, newest first.
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+#: Every revision shipcode-mcp implements, newest first.
+ALL_VERSIONS = (MODERN_VERSION, *LEGACY_VERSIONS)
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 PARSE_ERROR = -32700
@@ -15,6 +21,17 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
+#: 2026-07-28: a request needs a client capability its ``_meta`` did not declare.
+MISSING_CLIENT_CAPABILITY = -32021
+#: 2026-07-28: the request's protocol version is not one the server speaks.
+UNSUPPORTED_VERSION = -32022
+
+#: Reserved ``_meta`` keys of 2026-07-28.
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
 #: Start of every response, up to the id.
 RESPONSE_HEAD = b'{"jsonrpc":"2.0","id":'
@@ -31,12 +48,14 @@ class RpcError(Exception):
     one shared instance would keep extending its traceback, and memory with it.
     """
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: object = None) -> None:
         super().__init__(code, message)
         self.code = code
         self.message = message
+        #: The error's ``data`` member (None: none is written).
+        self.data = data
         #: The bytes that follow the id in the answer: ``,"error":{...}}`` and the newline.
-        self.tail = error_tail(code, message)
+        self.tail = error_tail(code, message) if data is None else error_tail_with_data(code, message, data)
 
 
 _tails: dict[tuple[int, str], bytes] = {}
@@ -53,6 +72,13 @@ def error_tail(code: int, message: str) -> bytes:
         if len(_tails) < _MAX_CACHED_TAILS:
             _tails[(code, message)] = tail
     return tail
+
+
+def error_tail_with_data(code: int, message: str, data: object) -> bytes:
+    """Like :func:`error_tail`, with a ``data`` member (never cached: data varies)."""
+    from .jsontext import dumps
+
+    return b',"error":{"code":%d,"message":%s,"data":%s}}\n' % (code, dumps(message), dumps(data))
 
 
 # Errors whose id is always null are written whole.

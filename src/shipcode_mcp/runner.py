@@ -16,6 +16,7 @@ from .signals import stop_signals
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .app import Server
+    from .catalogue import Catalogue
 
 EXIT_OK = 0
 
@@ -100,12 +101,14 @@ def announce_on_terminal(name: str, engine: str) -> None:
 
 def serve_app(
     app: Server,
+    catalogue: Catalogue | None = None,
     max_message_bytes: int | None = None,
     max_concurrency: int | None = None,
     workers: int | None = None,
     eof_grace: float | None = None,
 ) -> int:
-    """Serve ``app`` on stdin/stdout until EOF, a closed stdout or a stop signal; return 0.
+    """Serve ``app`` (compiled into ``catalogue`` unless given) on stdin/stdout until EOF, a
+    closed stdout or a stop signal; return 0.
 
     Defaults: see :mod:`shipcode_mcp.scheduler` (2000 handlers in flight, 32 worker
     threads, 30 s of grace at end of input).
@@ -123,7 +126,8 @@ def serve_app(
             stop_signals.install()
             protocol_fd = guard_stdout()
             enlarge_pipes((0, protocol_fd))
-            catalogue = app.catalogue()
+            if catalogue is None:
+                catalogue = app.catalogue()
             engine = Engine(catalogue, max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
             _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
             if os.isatty(0):

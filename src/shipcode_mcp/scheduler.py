@@ -61,7 +61,7 @@ GC_YOUNG_THRESHOLD = 10_000
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's event loop when it is installed (``pip install shipcode-mcp[uvloop]``) and
+    """uvloop's event loop when it is installed (``pip install ".[uvloop]"`` from a checkout) and
     ``SHIPCODE_MCP_NO_UVLOOP`` is unset or empty, else asyncio's.
 
     The two serve alike, byte for byte; uvloop runs callbacks, timers and I/O in C, for
@@ -370,6 +370,12 @@ class Scheduler:
         self.jobs[job] = id_bytes
         job.add_done_callback(self._job_done, context=self._done_context)
         return PAUSE if len(self.jobs) >= self.max_concurrency else None
+
+    def run_blocking(self, func, *args) -> Any:
+        """An awaitable of ``func(*args)`` run in the worker threads."""
+        if self.pool is None:
+            self.pool = WorkerPool(self.workers)
+        return self.loop.run_in_executor(self.pool, func, *args)
 
     def _done(self, job: Any) -> None:
         id_bytes = self.jobs.pop(job, None)

@@ -11,7 +11,8 @@ Validation follows the schema with two rules of the server contract on top: noth
 converted (``true`` is not a number, ``"2"`` is not a number, ``2.0`` is not an integer), and a
 number that overflows a double (``1e400``) never satisfies any schema. Schemas whose properties
 are all plain scalar types (the common case, and the default catalogue) are checked by a small
-loop kept in :class:`FlatShape`; any other schema is compiled with ``fastjsonschema``.
+loop kept in :class:`FlatShape`; any other schema is checked by ``jsonschema`` with JSON Schema
+2020-12 semantics (the dialect of MCP 2025-11-25 on; a schema's own ``$schema`` wins).
 """
 
 from __future__ import annotations
@@ -277,38 +278,43 @@ def compile_validator(schema: dict[str, Any]) -> Callable[[object], dict[str, An
     flat = FlatShape.from_schema(schema)
     if flat is not None:
         return flat
-    import fastjsonschema
-
-    check = fastjsonschema.compile(schema, use_default=False)
+    is_valid = schema_validator(schema).is_valid
 
     def validate(arguments: object) -> dict[str, Any]:
         if type(arguments) is not dict:
             raise InvalidArguments
         marked = _mark_integral_floats(arguments)
         try:
-            check(arguments)
-        except fastjsonschema.JsonSchemaException:
-            raise InvalidArguments from None
+            valid = is_valid(arguments)
         finally:
             if marked:
                 _restore(marked)
+        if not valid:
+            raise InvalidArguments
         return arguments
 
     return validate
 
 
+def schema_validator(schema: dict[str, Any]) -> Any:
+    """A ``jsonschema`` validator of ``schema`` (2020-12 unless it names its dialect); a schema
+    that is not valid in its dialect raises ``jsonschema.SchemaError`` at registration."""
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
 def compile_output_check(schema: dict[str, Any]) -> Callable[[object], None]:
     """A callable that raises ValueError unless a tool's return value is a dict matching ``schema``."""
-    import fastjsonschema
-
-    check = fastjsonschema.compile(schema, use_default=False)
+    validator = schema_validator(schema)
 
     def check_output(value: object) -> None:
         if type(value) is not dict:
             raise ValueError(f"a tool with an output schema returned {type(value).__name__}, not a dict")
-        try:
-            check(value)
-        except fastjsonschema.JsonSchemaException as error:
-            raise ValueError(f"the result does not match the output schema: {error}") from None
+        error = next(validator.iter_errors(value), None)
+        if error is not None:
+            raise ValueError(f"the result does not match the output schema: {error.message}")
 
     return check_output

@@ -12,6 +12,8 @@ from __future__ import annotations
 from .context import Context
 from .errors import ClientError
 from .jsontext import dumps
+from .mrtr import REQUEST_CAPABILITY, declares
+from .protocol import META_SUBSCRIPTION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +31,18 @@ THREAD = 2
 PAUSE = object()
 
 
+_inline_loops: list = []
+
+
+def inline_loop() -> Any:
+    """The event loop that runs async work at once for an engine fed in-process (one per process)."""
+    if not _inline_loops:
+        import asyncio
+
+        _inline_loops.append(asyncio.new_event_loop())
+    return _inline_loops[0]
+
+
 class Deferred:
     """Work a handler hands to the session: ``func(*args, ctx)`` gives the result body bytes.
 
@@ -40,7 +54,7 @@ class Deferred:
     is ``func(*args)`` and no Context is made.
     """
 
-    __slots__ = ("func", "mode", "progress_token", "contained", "args", "takes_context")
+    __slots__ = ("func", "mode", "progress_token", "contained", "args", "takes_context", "round")
 
     def __init__(
         self,
@@ -57,11 +71,13 @@ class Deferred:
         self.contained = contained
         self.args = args
         self.takes_context = takes_context
+        #: The request's :class:`~shipcode_mcp.mrtr.Round` (None: a legacy request's first round).
+        self.round = None
 
     def arguments(self, session: Session, id_bytes: bytes) -> tuple:
         """What ``func`` is called with for the request ``id_bytes`` of ``session``."""
         if self.takes_context:
-            return (*self.args, Context(session, id_bytes, self.progress_token))
+            return (*self.args, Context(session, id_bytes, self.progress_token, self.round))
         return self.args
 
 
@@ -93,7 +109,11 @@ class Session:
         self.scheduler: Any = None
         #: Resource uris the client subscribed to.
         self.subscriptions: set[str] = set()
-        self._inline_loop: Any = None
+        #: True once a client opened a legacy session with ``initialize``.
+        self.initialized = False
+        #: Open 2026-07-28 subscriptions: the ``subscriptions/listen`` request's id bytes ->
+        #: (its id, the acknowledged filter).
+        self.listeners: dict[bytes, tuple[Any, dict[str, Any]]] = {}
 
     # -- from the line rules ---------------------------------------------------------------
 
@@ -103,17 +123,16 @@ class Session:
             return self.scheduler.defer(id_bytes, deferred)
         result = deferred.func(*deferred.arguments(self, id_bytes))
         if deferred.mode == ASYNC:
-            if self._inline_loop is None:
-                import asyncio
-
-                self._inline_loop = asyncio.new_event_loop()
-            result = self._inline_loop.run_until_complete(result)
+            result = inline_loop().run_until_complete(result)
         return result
 
     def cancel(self, params: dict[str, Any]) -> None:
-        """``notifications/cancelled``: cancel that request if it is in flight."""
+        """``notifications/cancelled``: cancel that request if it is in flight (or end that subscription)."""
+        request_id = params.get("requestId")
+        if self.listeners and (type(request_id) is int or type(request_id) is str):
+            self.listeners.pop(dumps(request_id), None)
         if self.scheduler is not None:
-            self.scheduler.cancel(params.get("requestId"))
+            self.scheduler.cancel(request_id)
 
     def response(self, id_bytes: bytes, message: dict[str, Any]) -> None:
         """A client's response: it may answer one of the server's own requests."""
@@ -124,6 +143,15 @@ class Session:
         """Remember what the client declared in ``initialize``."""
         capabilities = params.get("capabilities") if params is not None else None
         self.client_capabilities = capabilities if type(capabilities) is dict else {}
+        self.initialized = True
+
+    def listen(self, id_bytes: bytes, subscription: Any, agreed: dict[str, Any]) -> None:
+        """Open a 2026-07-28 subscription: acknowledge it; it lasts until it is cancelled."""
+        self.listeners[id_bytes] = (subscription, agreed)
+        self.notify(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {META_SUBSCRIPTION: subscription}, "notifications": agreed},
+        )
 
     # -- from handlers (through a Context) ---------------------------------------------------
 
@@ -135,13 +163,44 @@ class Session:
             self.emit(line)
 
     def resource_updated(self, uri: str) -> None:
-        """Send ``notifications/resources/updated`` if the client subscribed to ``uri``."""
+        """Send ``notifications/resources/updated`` where the client subscribed to ``uri`` (either era)."""
         if uri in self.subscriptions:
             self.notify("notifications/resources/updated", {"uri": uri})
+        for subscription, agreed in list(self.listeners.values()):
+            if uri in agreed.get("resourceSubscriptions", ()):
+                self.notify("notifications/resources/updated", {"_meta": {META_SUBSCRIPTION: subscription}, "uri": uri})
+
+    def list_changed(self, kind: str, member: str) -> None:
+        """Send ``notifications/<kind>/list_changed`` to a legacy client and to the subscriptions
+        whose filter asked for ``member``."""
+        method = f"notifications/{kind}/list_changed"
+        if self.initialized:
+            self.send(b'{"jsonrpc":"2.0","method":' + dumps(method) + b"}\n")
+        for subscription, agreed in list(self.listeners.values()):
+            if agreed.get(member) is True:
+                self.notify(method, {"_meta": {META_SUBSCRIPTION: subscription}})
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification to the client."""
         self.send(notification_line(method, params))
+
+    async def run_blocking(self, func: Callable[..., Any], *args: Any) -> Any:
+        """Run a blocking function in the worker threads (at once, without a scheduler)."""
+        if self.scheduler is not None:
+            return await self.scheduler.run_blocking(func, *args)
+        return func(*args)
+
+    async def ask(self, request: dict[str, Any]) -> Any:
+        """Send one request of an :class:`~shipcode_mcp.mrtr.InputRequired` to a legacy client; its result."""
+        method = request["method"]
+        params = request.get("params")
+        if not declares(self.client_capabilities, request):
+            raise ClientError(f"{method}: the client did not declare the {REQUEST_CAPABILITY[method]} capability")
+        if method == "elicitation/create" and type(params) is dict and params.get("mode") == "url":
+            import uuid
+
+            params = {**params, "elicitationId": uuid.uuid4().hex}  # 2025-11-25 requires one
+        return await self.request(method, params, REQUEST_CAPABILITY[method])
 
     async def request(self, method: str, params: dict[str, Any] | None, capability: str) -> Any:
         """Send a request to the client and return its ``result``; :class:`ClientError` if it fails."""

@@ -20,8 +20,8 @@ def load_target(target: str) -> Server:
     ``ATTR`` defaults to ``app`` and may be dotted (``module:holder.app``). A file is run as a
     module named after its stem, with its folder first on ``sys.path`` (so it can import its
     neighbours); a module is imported with the working directory first on ``sys.path``, as
-    ``python -m`` does. Raises :class:`TargetError` with a one-line reason; an exception
-    raised by the app's own code is logged with its traceback first.
+    ``python -m`` does. Raises :class:`TargetError` with a one-line reason; for an exception
+    raised by the app's own code it names where, and ``--log-level debug`` logs the traceback.
     """
     import importlib
 
@@ -33,6 +33,8 @@ def load_target(target: str) -> Server:
     if not spec or not attribute or not all(part.isidentifier() for part in attribute.split(".")):
         raise TargetError(f"invalid target {target!r}: expected path/to/file.py[:ATTR] or package.module[:ATTR]")
     is_file = spec.endswith(".py") or os.sep in spec or "/" in spec
+    if not is_file and os.path.isdir(spec) and not os.path.isfile(os.path.join(spec, "__init__.py")):
+        is_file = True  # a plain folder, not a package: reported as a folder below
     try:
         if is_file:
             module = _load_file(spec)
@@ -47,11 +49,9 @@ def load_target(target: str) -> Server:
     except ModuleNotFoundError as error:
         if not is_file and error.name and (spec == error.name or spec.startswith(error.name + ".")):
             raise TargetError(f"cannot import {spec!r}: no module named {error.name!r}") from None
-        _log_load_failure(target)
-        raise TargetError(f"cannot load {target!r}: {type(error).__name__}: {error}") from None
+        raise app_failure("load", target, error) from None
     except (Exception, SystemExit) as error:
-        _log_load_failure(target)
-        raise TargetError(f"cannot load {target!r}: {type(error).__name__}: {error}") from None
+        raise app_failure("load", target, error) from None
     value: object = module
     for part in attribute.split("."):
         try:
@@ -69,6 +69,11 @@ def _load_file(path: str):  # -> ModuleType
     """Run a Python file as a fresh module."""
     import importlib.util
 
+    if os.path.isdir(path):
+        raise TargetError(
+            f"{path!r} is a folder: name a Python file in it (path/to/file.py[:ATTR]) "
+            "or a module (package.module[:ATTR])"
+        )
     if not os.path.isfile(path):
         raise TargetError(f"no such file: {path!r}")
     path = os.path.abspath(path)
@@ -92,7 +97,22 @@ def _load_file(path: str):  # -> ModuleType
     return module
 
 
-def _log_load_failure(target: str) -> None:
+def app_failure(action: str, target: str, error: BaseException) -> TargetError:
+    """The one-line error for an app whose own code raised ``error`` while being loaded or compiled.
+
+    The line names the exception and the last place outside this package where it was raised;
+    ``--log-level debug`` logs the whole traceback first.
+    """
     import traceback
 
-    sys.stderr.write(f"shipcode-mcp: error while loading {target!r}:\n{traceback.format_exc()}")
+    from . import _log
+
+    _log.log("debug", "".join(traceback.format_exception(error)).rstrip())
+    here = os.path.dirname(os.path.abspath(__file__))
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith(("<", here + os.sep))
+    ]
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames and not isinstance(error, SyntaxError) else ""
+    return TargetError(f"cannot {action} {target!r}: {type(error).__name__}: {error}{where}")

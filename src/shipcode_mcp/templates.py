@@ -39,8 +39,9 @@ class ResourceTemplate(Resource):
         mime_type: str | None = None,
         description: str | None = None,
         title: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
     ) -> None:
-        super().__init__(uri_template, read, name, mime_type, description, title)
+        super().__init__(uri_template, read, name, mime_type, description, title, icons)
         names = _PART.findall(uri_template)
         if not all(part.isidentifier() for part in names) or len(set(names)) != len(names):
             raise ValueError(f"resource template {uri_template!r}: each {{part}} must be a distinct Python name")
@@ -69,4 +70,6 @@ class ResourceTemplate(Resource):
         if self.description is not None:
             entry["description"] = self.description
         entry["mimeType"] = self.mime_type
+        if self.icons is not None:
+            entry["icons"] = self.icons
         return entry

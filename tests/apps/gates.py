@@ -38,6 +38,14 @@ def open_gate(name: str) -> str:
 
 
 @app.tool()
+def open_gate_noting(name: str, ctx: Context) -> str:
+    """Open a gate from a sync tool that takes a Context (runs in line order too)."""
+    ctx.info(f"opening {name}")
+    _gate(name).set()
+    return f"opened {name}"
+
+
+@app.tool()
 async def never() -> str:
     """Never returns."""
     await asyncio.Event().wait()

@@ -1,4 +1,8 @@
-"""Every fixture the MCP conformance suite's 2025-06-18 server scenarios ask for, with the public API only.
+"""Every fixture the MCP conformance suite's server scenarios ask for, with the public API only.
+
+The scenarios of 2025-06-18, of 2025-11-25 and of 2026-07-28: each fixture is one handler
+serving every protocol era (a handler that asks the client does so with real requests in the
+eras with ``initialize``, and with ``input_required`` results in 2026-07-28).
 
 Serve it with ``shipcode-mcp tests/conformance/app.py``; ``harness.py`` runs the suite against it.
 Each fixture's name and behaviour is the one its scenario describes.
@@ -13,11 +17,19 @@ import json
 import struct
 import wave
 import zlib
-from typing import Annotated
+from typing import Annotated, Any
 
-from shipcode_mcp import Context, Server, ToolError
+from shipcode_mcp import (
+    Context,
+    InputRequired,
+    Server,
+    ToolError,
+    elicitation_request,
+    roots_request,
+    sampling_request,
+)
 
-app = Server("shipcode-mcp-conformance", version="1.0.0", resource_subscriptions=True)
+app = Server("shipcode-mcp-conformance", version="1.0.0", resource_subscriptions=True, list_changed=True)
 
 
 def red_pixel_png() -> bytes:
@@ -95,8 +107,9 @@ def test_multiple_content_types() -> list[dict]:
     return [{"type": "text", "text": "Multiple content types test:"}, IMAGE, {"type": "resource", "resource": resource}]
 
 
-@app.tool()
-async def test_tool_with_logging(ctx: Context) -> str:
+@app.tool(name="test_tool_with_logging")
+@app.tool(name="test_logging_tool")
+async def log_three_messages(ctx: Context) -> str:
     """Sends three info log messages, 50 ms apart"""
     await ctx.info("Tool execution started")
     await asyncio.sleep(STEP)
@@ -145,6 +158,259 @@ async def test_elicitation(message: str, ctx: Context) -> str:
     }
     result = await ctx.elicit(message, schema)
     return f"User response: action={result.get('action')}, content={json.dumps(result.get('content', {}))}"
+
+
+def completed(result: dict[str, Any]) -> str:
+    """The text an elicitation fixture answers with: the client's action and content."""
+    return f"Elicitation completed: action={result.get('action')}, content={json.dumps(result.get('content', {}))}"
+
+
+@app.tool()
+async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
+    """Asks the client's user for five values, each with a default"""
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": True},
+        },
+    }
+    return completed(await ctx.elicit("Please review your details", schema))
+
+
+@app.tool()
+async def test_elicitation_sep1330_enums(ctx: Context) -> str:
+    """Asks the client's user to choose, in each of the five enum forms"""
+    options = ["option1", "option2", "option3"]
+    schema = {
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": options},
+            "titledSingle": {
+                "type": "string",
+                "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"},
+                ],
+            },
+            "legacyEnum": {
+                "type": "string",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"],
+            },
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": options}},
+            "titledMulti": {
+                "type": "array",
+                "items": {
+                    "anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"},
+                    ]
+                },
+            },
+        },
+    }
+    return completed(await ctx.elicit("Please choose", schema))
+
+
+JSON_SCHEMA_2020_12 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+
+@app.tool(description="Tool with JSON Schema 2020-12 features", input_schema=JSON_SCHEMA_2020_12)
+def json_schema_2020_12_tool(**arguments: Any) -> str:
+    return json.dumps(arguments, sort_keys=True)
+
+
+REGION = {
+    "type": "object",
+    "properties": {"region": {"type": "string", "description": "Where to run", "x-mcp-header": "Region"}},
+    "required": ["region"],
+}
+
+
+@app.tool(input_schema=REGION)
+def test_header_parameter(region: str) -> str:
+    """Names its region, a parameter HTTP clients mirror in the Mcp-Param-Region header"""
+    return f"Region: {region}"
+
+
+# -- asking the client: one handler for every era ------------------------------------------
+
+NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+COLOR = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}
+CONFIRM = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+CONTEXT = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+
+
+def user_message(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": {"type": "text", "text": text}}]
+
+
+@app.tool()
+async def test_input_required_result_elicitation(ctx: Context) -> str:
+    """Asks the client's user for their name and greets them"""
+    answer = await ctx.elicit("What is your name?", NAME, key="user_name")
+    return f"Hello, {answer['content']['name']}!"
+
+
+@app.tool()
+async def test_input_required_result_sampling(ctx: Context) -> str:
+    """Asks the client's model for the capital of France"""
+    answer = await ctx.sample(user_message("What is the capital of France?"), max_tokens=100, key="capital_question")
+    return f"The model answered: {answer['content']['text']}"
+
+
+@app.tool()
+async def test_input_required_result_list_roots(ctx: Context) -> str:
+    """Asks the client for its roots and names them"""
+    roots = await ctx.list_roots(key="client_roots")
+    return "Client roots: " + ", ".join(root["uri"] for root in roots)
+
+
+@app.tool()
+def test_input_required_result_request_state(ctx: Context) -> str:
+    """Asks for a confirmation, with a state it wants back; answers state-ok when both return"""
+    state = {"asked": "confirm"}
+    if ctx.request_state != state or "confirm" not in ctx.input_responses:
+        raise InputRequired({"confirm": elicitation_request("Please confirm", CONFIRM)}, state=state)
+    return f"state-ok: confirmed={json.dumps(ctx.input_responses['confirm']['content']['ok'])}"
+
+
+MULTIPLE = {
+    "user_name": elicitation_request("What is your name?", NAME),
+    "greeting": sampling_request(user_message("Generate a greeting"), max_tokens=50),
+    "client_roots": roots_request(),
+}
+
+
+@app.tool()
+def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Asks the client's user, its model and its roots at once"""
+    answers = ctx.input_responses
+    if ctx.request_state != {"asked": sorted(MULTIPLE)} or not all(key in answers for key in MULTIPLE):
+        raise InputRequired(MULTIPLE, state={"asked": sorted(MULTIPLE)})
+    name = answers["user_name"]["content"]["name"]
+    greeting = answers["greeting"]["content"]["text"]
+    roots = ", ".join(root["uri"] for root in answers["client_roots"]["roots"])
+    return f"{greeting} {name}; roots: {roots}"
+
+
+@app.tool()
+def test_input_required_result_multi_round(ctx: Context) -> str:
+    """Asks for a name, then for a favourite colour, carrying the name in its state"""
+    state, answers = ctx.request_state, ctx.input_responses
+    if isinstance(state, dict) and "name" in state and "step2" in answers:
+        return f"Hello, {state['name']}! Your favorite color is {answers['step2']['content']['color']}."
+    if state == {"step": 1} and "step1" in answers:
+        name = answers["step1"]["content"]["name"]
+        step2 = elicitation_request("Step 2: What is your favorite color?", COLOR)
+        raise InputRequired({"step2": step2}, state={"step": 2, "name": name})
+    raise InputRequired({"step1": elicitation_request("Step 1: What is your name?", NAME)}, state={"step": 1})
+
+
+@app.tool()
+def test_input_required_result_tampered_state(ctx: Context) -> str:
+    """Asks for a confirmation with a state; answers once the state comes back intact"""
+    if ctx.request_state != {"asked": "confirm"} or "confirm" not in ctx.input_responses:
+        raise InputRequired({"confirm": elicitation_request("Please confirm", CONFIRM)}, state={"asked": "confirm"})
+    return "state intact"
+
+
+@app.tool()
+async def test_input_required_result_capabilities(ctx: Context) -> str:
+    """Asks the client only what its declared capabilities let it answer"""
+    answers = []
+    if "sampling" in ctx.client_capabilities:
+        answer = await ctx.sample(user_message("Say hello"), max_tokens=20, key="hello")
+        answers.append(f"model: {answer['content']['text']}")
+    if "elicitation" in ctx.client_capabilities:
+        answer = await ctx.elicit("What is your name?", NAME, key="user_name")
+        answers.append(f"user: {answer['content']['name']}")
+    return "; ".join(answers) or "nothing to ask"
+
+
+@app.tool()
+async def test_missing_capability(ctx: Context) -> str:
+    """Needs the client's sampling capability"""
+    answer = await ctx.sample(user_message("Say hello"), max_tokens=20)
+    return f"The model answered: {answer['content']['text']}"
+
+
+@app.tool()
+async def test_streaming_elicitation(ctx: Context) -> str:
+    """Reports progress, logs, then asks the client's user for their name"""
+    await ctx.report_progress(0, 1)
+    await ctx.info("Asking for a name")
+    answer = await ctx.elicit("What is your name?", NAME)
+    return f"Hello, {answer['content']['name']}!"
+
+
+@app.prompt()
+async def test_input_required_result_prompt(ctx: Context) -> str:
+    """A prompt built from context the client's user gives"""
+    answer = await ctx.elicit("What context should the prompt use?", CONTEXT, key="user_context")
+    return f"Answer in this context: {answer['content']['context']}"
+
+
+# -- list changes --------------------------------------------------------------------------
+
+
+def dynamic_tool() -> str:
+    """A tool test_trigger_tool_change adds and removes"""
+    return "dynamic"
+
+
+def dynamic_prompt() -> str:
+    """A prompt test_trigger_prompt_change adds and removes"""
+    return "dynamic"
+
+
+def toggle(served: dict, name: str, add: Any, remove: Any, func: Any) -> str:
+    """Remove ``name`` if the app serves it (``served`` holds what it serves), else add ``func`` as ``name``."""
+    if name in served:
+        remove(name)
+        return f"removed {name}"
+    add(func, name=name)
+    return f"added {name}"
+
+
+@app.tool()
+def test_trigger_tool_change() -> str:
+    """Adds the tool test_dynamic_tool, or removes it when it is there"""
+    return toggle(app.tools, "test_dynamic_tool", app.add_tool, app.remove_tool, dynamic_tool)
+
+
+@app.tool()
+def test_trigger_prompt_change() -> str:
+    """Adds the prompt test_dynamic_prompt, or removes it when it is there"""
+    return toggle(app.prompts, "test_dynamic_prompt", app.add_prompt, app.remove_prompt, dynamic_prompt)
 
 
 # -- resources -----------------------------------------------------------------------------

@@ -26,8 +26,8 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_BYTES, admitted, readBody, refuse } from "./bridge_http.mjs";
 
-const MAX_BYTES = 16 * 1024 * 1024;
 const EXIT_GRACE_MS = 2000;
 const STREAM_DROPPED_MS = 3000;
 
@@ -87,7 +87,7 @@ class Session {
   /** A client message: remember requests until answered, then pass the line on. */
   toServer(message) {
     if (this.closed) {
-      if ("method" in message && "id" in message) this.refuse(message.id);
+      if ("method" in message && "id" in message) this.answerClosed(message.id);
       return;
     }
     if ("method" in message && "id" in message) {
@@ -168,7 +168,7 @@ class Session {
   }
 
   /** Answer a request the closed session's process will never answer. */
-  refuse(id) {
+  answerClosed(id) {
     const answer = { jsonrpc: "2.0", id, error: { code: -32000, message: `Bridge: ${this.closed}` } };
     this.transport.send(answer).catch(() => {});
   }
@@ -183,7 +183,7 @@ class Session {
     sessions.delete(this);
     byId.delete(this.transport.sessionId);
     if (!quiet || this.pending.size > 0) log(`session ${this.transport.sessionId}: ${reason}`);
-    for (const id of this.pending.values()) this.refuse(id);
+    for (const id of this.pending.values()) this.answerClosed(id);
     this.pending.clear();
     this.process.stdin.end();
     if (!this.exited) setTimeout(() => this.process.kill("SIGKILL"), EXIT_GRACE_MS).unref();
@@ -191,57 +191,35 @@ class Session {
   }
 }
 
-function reply(response, status, message) {
-  if (response.headersSent) return response.end();
-  response.writeHead(status, { "Content-Type": "application/json" });
-  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-}
-
 /** The request body parsed as JSON; undefined (after answering) when too large or not JSON. */
-async function readBody(request, response) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += chunk.length;
-    if (size <= MAX_BYTES) chunks.push(chunk); // past the bound: read on, keep nothing
-  }
-  if (size > MAX_BYTES) {
-    reply(response, 413, "Request body over 16 MiB");
-    return undefined;
-  }
+async function readMessage(request, response) {
+  const text = await readBody(request, response);
+  if (text === undefined) return undefined;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(text);
   } catch {
-    response.writeHead(400, { "Content-Type": "application/json" });
-    response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }));
+    refuse(response, 400, "Parse error", null, -32700);
     return undefined;
   }
-}
-
-function loopbackOnly(request, port) {
-  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  const origin = request.headers.origin;
-  return hosts.includes(request.headers.host) && (origin === undefined || hosts.some((h) => origin === `http://${h}`));
 }
 
 async function route(request, response, port) {
-  if (!loopbackOnly(request, port)) return reply(response, 403, "Forbidden: loopback clients only");
-  if (new URL(request.url, "http://127.0.0.1").pathname !== "/mcp") return reply(response, 404, "Not found");
+  if (!admitted(request, response, port)) return;
   let body;
   if (request.method === "POST") {
-    body = await readBody(request, response);
+    body = await readMessage(request, response);
     if (body === undefined) return;
   }
   const sessionId = request.headers["mcp-session-id"];
   if (sessionId !== undefined) {
     const session = byId.get(sessionId);
-    if (session === undefined) return reply(response, 404, "Session not found");
+    if (session === undefined) return refuse(response, 404, "Session not found");
     return session.handle(request, response, body);
   }
   if (request.method !== "POST" || !isInitializeRequest(body)) {
-    return reply(response, 400, "Bad Request: no valid session id");
+    return refuse(response, 400, "Bad Request: no valid session id");
   }
-  if (sessions.size >= options.maxSessions) return reply(response, 503, "Too many sessions");
+  if (sessions.size >= options.maxSessions) return refuse(response, 503, "Too many sessions");
   return new Session().handle(request, response, body);
 }
 
@@ -263,7 +241,7 @@ function stop(server) {
 const server = createServer((request, response) => {
   route(request, response, server.address().port).catch((error) => {
     log(`${request.method} ${request.url}: ${error.stack ?? error}`);
-    reply(response, 500, "Internal server error");
+    refuse(response, 500, "Internal server error");
   });
 });
 server.listen(0, "127.0.0.1", () => {

@@ -1,13 +1,15 @@
-"""The official MCP conformance suite, pinned, run against a stdio server through ``bridge.mjs``.
+"""The official MCP conformance suite, pinned, run against a stdio server through a bridge.
 
 :func:`install` puts the packages of ``package-lock.json`` (the suite, the TypeScript SDK the
-bridge uses, and the npm package ``node``, a Node 22: the suite needs 22 or later) into the
-git-ignored ``node_modules`` here, once; :func:`run_suite` starts the bridge in front of a
-server command and runs every server scenario of one spec version against it.
+session bridge uses, and the npm package ``node``, a Node 22: the suite needs 22 or later) into
+the git-ignored ``node_modules`` here, once; :func:`run_suite` starts a bridge in front of a
+server command and runs the server scenarios of one :class:`Selection` against it:
+``bridge.mjs`` (sessions, one server process each) for the revisions with ``initialize``,
+``stateless_bridge.mjs`` (one server process, every request forwarded) for 2026-07-28.
 
 Run by hand (``--pure`` for the pure-Python engine)::
 
-    python tests/conformance/harness.py [--pure] [-- COMMAND [ARG...]]
+    python tests/conformance/harness.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [-- COMMAND [ARG...]]
 """
 
 from __future__ import annotations
@@ -33,10 +35,32 @@ MODULES = HERE / "node_modules"
 NODE = MODULES / "node" / "bin" / "node"
 SUITE = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 BRIDGE = HERE / "bridge.mjs"
+STATELESS_BRIDGE = HERE / "stateless_bridge.mjs"
 APP = HERE / "app.py"
 STAMP = MODULES / ".shipcode-lock-sha256"  # the hash of the lockfile last installed
-SPEC_VERSION = "2025-06-18"
 NODE_MAJOR = 22
+# The statuses of a check that did not pass (the others: SUCCESS, and INFO for what is only logged).
+NOT_PASSED = ("FAILURE", "WARNING", "SKIPPED")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which server scenarios one run of the suite takes: the suite's option and the revision it names."""
+
+    option: str  # "--spec-version": every scenario of that version; "--requirements": what the revision requires
+    revision: str
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the revision is the stateless one, served by ``stateless_bridge.mjs``."""
+        return self.revision == "2026-07-28"
+
+
+SELECTIONS = {
+    "2025-06-18": Selection("--spec-version", "2025-06-18"),
+    "2025-11-25": Selection("--requirements", "2025-11-25"),
+    "2026-07-28": Selection("--requirements", "2026-07-28"),
+}
 
 # How npm reports a registry it cannot reach (its error codes, and its "network" error class).
 UNREACHABLE = re.compile(
@@ -116,7 +140,10 @@ def install() -> Path:
 
 @dataclass
 class SuiteRun:
-    """One run of the suite: each scenario's failed checks (none: passed), and its output."""
+    """One run of the suite: each scenario's checks that did not pass (none: passed), and its output.
+
+    A check that did not pass reads ``"<STATUS> <check id>: <message>"``.
+    """
 
     failures: dict[str, list[str]]
     returncode: int
@@ -133,7 +160,7 @@ class SuiteRun:
 
 
 def read_results(folder: Path) -> dict[str, list[str]]:
-    """Scenario name -> ``"<check>: <error>"`` for each failed check, from the suite's ``checks.json`` files."""
+    """Scenario name -> ``"<STATUS> <check id>: <message>"`` for each check that did not pass, from ``checks.json``."""
     failures: dict[str, list[str]] = {}
     for checks in sorted(folder.glob("*/checks.json")):
         match = RESULTS_FOLDER.fullmatch(checks.parent.name)
@@ -141,14 +168,15 @@ def read_results(folder: Path) -> dict[str, list[str]]:
             raise RuntimeError(f"unexpected results folder {checks.parent}")
         failed = failures.setdefault(match["scenario"], [])
         for check in json.loads(checks.read_bytes()):
-            if check.get("status") == "FAILURE":
-                failed.append(f"{check.get('name')}: {check.get('errorMessage') or check.get('description')}")
+            if check.get("status") in NOT_PASSED:
+                message = check.get("errorMessage") or check.get("description")
+                failed.append(f"{check['status']} {check.get('id')}: {message}")
     return failures
 
 
 @contextlib.contextmanager
-def bridge(command: list[str], env: dict[str, str], log: Path, *options: str) -> Iterator[str]:
-    """Serve the stdio server ``command`` through ``bridge.mjs``; yields its endpoint url.
+def bridge(command: list[str], env: dict[str, str], log: Path, *options: str, script: Path = BRIDGE) -> Iterator[str]:
+    """Serve the stdio server ``command`` through the bridge ``script``; yields its endpoint url.
 
     ``env`` is the environment of the bridge and so of each server process; the bridge's
     stderr (the servers' stderr included) goes to the file ``log``. ``options`` go to the
@@ -157,7 +185,7 @@ def bridge(command: list[str], env: dict[str, str], log: Path, *options: str) ->
     node = install()
     with log.open("wb") as stderr:
         process = subprocess.Popen(
-            [node, BRIDGE, *options, "--", *command],
+            [node, script, *options, "--", *command],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -178,16 +206,23 @@ def bridge(command: list[str], env: dict[str, str], log: Path, *options: str) ->
         process.stdout.close()
 
 
-def run_suite(command: list[str], env: dict[str, str], folder: Path, timeout: float = 600) -> SuiteRun:
-    """Run every ``SPEC_VERSION`` server scenario against ``command`` served by the bridge.
+def run_suite(
+    command: list[str],
+    env: dict[str, str],
+    folder: Path,
+    selection: Selection = SELECTIONS["2025-06-18"],
+    timeout: float = 600,
+) -> SuiteRun:
+    """Run the server scenarios of ``selection`` against ``command`` served by the bridge that fits.
 
     ``env`` is the environment of each server process; the suite's results and the bridge's
     log are kept in ``folder``.
     """
     results, log = folder / "results", folder / "bridge.log"
-    with bridge(command, env, log) as url:
+    script = STATELESS_BRIDGE if selection.stateless else BRIDGE
+    with bridge(command, env, log, script=script) as url:
         suite = subprocess.run(
-            [NODE, SUITE, "server", "--url", url, "--spec-version", SPEC_VERSION, "--output-dir", results],
+            [NODE, SUITE, "server", "--url", url, selection.option, selection.revision, "--output-dir", results],
             capture_output=True,
             timeout=timeout,
             check=False,
@@ -204,6 +239,7 @@ def server_command(app: Path = APP) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pure", action="store_true", help="run the pure-Python engine")
+    parser.add_argument("--run", choices=SELECTIONS, default="2025-06-18", help="which scenarios (default 2025-06-18)")
     parser.add_argument("command", nargs="*", help="the stdio server (default: shipcode-mcp app.py)")
     args = parser.parse_args(argv)
     env = dict(os.environ)
@@ -211,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.pure:
         env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
     with tempfile.TemporaryDirectory() as folder:
-        run = run_suite(args.command or server_command(), env, Path(folder))
+        run = run_suite(args.command or server_command(), env, Path(folder), SELECTIONS[args.run])
     for name, failed in sorted(run.failures.items()):
         print(f"{'pass' if not failed else 'FAIL'} {name}" + "".join(f"\n     {line}" for line in failed))
     print(f"{len(run.passed)}/{len(run.failures)} scenarios passed")

@@ -15,18 +15,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import harness
-import pytest
 import scripted_server
 
 SCRIPTED = [sys.executable, str(harness.HERE / "scripted_server.py")]
-
-
-@pytest.fixture(scope="module")
-def node() -> Path:
-    try:
-        return harness.install()
-    except harness.RegistryUnreachable as error:
-        pytest.skip(str(error))
 
 
 def test_messages_pass_both_ways(node: Path, tmp_path: Path) -> None:
@@ -80,7 +71,7 @@ def post(url: str, body: str, path: str = "/mcp", **headers: str) -> tuple[int, 
 
 
 def refusal(status: int, message: str) -> tuple[int, bytes]:
-    body = {"jsonrpc": "2.0", "error": {"code": -32000, "message": message}, "id": None}
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
     return status, json.dumps(body, separators=(",", ":")).encode()
 
 

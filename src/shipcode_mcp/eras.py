@@ -1,0 +1,363 @@
+"""Protocol eras: the stateless 2026-07-28 requests, and asking the client in either era.
+
+A request whose ``params._meta`` holds ``io.modelcontextprotocol/protocolVersion`` is
+*modern* (2026-07-28); any other is *legacy* (the ``initialize`` handshake of 2024-11-05 to
+2025-11-25). :class:`ModernEra` judges modern requests: their ``_meta``, the methods that
+exist in 2026-07-28, and their results (``resultType``, caching hints, server identity).
+Handlers are the app's, shared by both eras; a handler asks the client by raising
+:class:`~shipcode_mcp.mrtr.InputRequired`:
+
+- modern: :class:`ModernRoute` answers ``resultType: "input_required"`` with a sealed
+  ``requestState`` (:mod:`shipcode_mcp.requeststate`), and opens it on the retry;
+- legacy: :func:`legacy_rounds` sends the requests to the client, waits for its answers and
+  runs the handler again.
+"""
+
+from __future__ import annotations
+
+from orjson import loads
+
+from ._log import log
+from .errors import ClientError
+from .jsontext import dumps
+from .mrtr import ASKING_METHODS, InputRequired, Round, declares, required_capability
+from .protocol import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    LOG_RANK,
+    META_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_SERVER_INFO,
+    META_VERSION,
+    MISSING_CLIENT_CAPABILITY,
+    MODERN_VERSION,
+    RESOURCE_NOT_FOUND,
+    RESULT_MID,
+    RESULT_TAIL,
+    UNSUPPORTED_VERSION,
+    RpcError,
+)
+from .requeststate import StateSeal, state_key
+from .results import error_result
+from .session import ASYNC, INLINE, THREAD, Deferred
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .session import Session
+
+#: Methods of the legacy era that 2026-07-28 removed: -32601 there.
+REMOVED_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
+#: How many rounds of questions one legacy request may take before it fails.
+MAX_ROUNDS = 16
+#: The filter members of ``subscriptions/listen``, by the list-changed notification they ask for.
+LIST_CHANGED_FILTERS = {
+    "tools": "toolsListChanged",
+    "prompts": "promptsListChanged",
+    "resources": "resourcesListChanged",
+}
+
+
+class ModernEra:
+    """The 2026-07-28 side of a catalogue: its checks, routes and result framing."""
+
+    def __init__(
+        self,
+        versions: tuple[str, ...],
+        server_info: dict[str, Any],
+        key: str | bytes | None,
+        ttl_ms: int,
+        cache_scope: str,
+        server_info_meta: bool,
+    ) -> None:
+        #: Every version the app speaks (``data.supported`` of -32022), newest first.
+        self.versions = list(versions)
+        #: Whether requests without a protocol version in ``_meta`` are modern too.
+        self.only = not any(version != MODERN_VERSION for version in versions)
+        self.seal = StateSeal(state_key(key))
+        meta = b',"_meta":{"%s":%s}' % (META_SERVER_INFO.encode(), dumps(server_info)) if server_info_meta else b""
+        self.meta = meta
+        #: What ends a complete result body, after its own members.
+        self.complete = b'"resultType":"complete"' + meta + b"}"
+        #: What ends a cacheable complete result body.
+        self.cacheable = (
+            b'"resultType":"complete","ttlMs":%d,"cacheScope":%s' % (ttl_ms, dumps(cache_scope)) + meta + b"}"
+        )
+        #: Method -> answer bytes after the id, or a handler ``(params) -> body | Deferred``.
+        self.routes: dict[str, Any] = {}
+
+    # -- the envelope of a modern request ------------------------------------------------------
+
+    def check(self, params: object) -> None:
+        """Refuse a modern request whose ``_meta`` lacks what every request must carry."""
+        meta = params.get("_meta") if type(params) is dict else None
+        if type(meta) is not dict:
+            raise RpcError(INVALID_PARAMS, "Missing _meta")
+        version = meta.get(META_VERSION)
+        if type(version) is not str:
+            raise RpcError(INVALID_PARAMS, f"Missing {META_VERSION} in _meta")
+        if version != MODERN_VERSION or MODERN_VERSION not in self.versions:
+            raise RpcError(
+                UNSUPPORTED_VERSION, "Unsupported protocol version", {"supported": self.versions, "requested": version}
+            )
+        if type(meta.get(META_CAPABILITIES)) is not dict:
+            raise RpcError(INVALID_PARAMS, f"Missing {META_CAPABILITIES} in _meta")
+        level = meta.get(META_LOG_LEVEL)
+        if level is not None and (type(level) is not str or level not in LOG_RANK):
+            raise RpcError(INVALID_PARAMS, f"Invalid {META_LOG_LEVEL} in _meta")
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self, body: bytes, cacheable: bool) -> bytes:
+        """A handler's result body with the members every modern result carries."""
+        tail = self.cacheable if cacheable else self.complete
+        return b"{" + tail if body == b"{}" else body[:-1] + b"," + tail
+
+    def constant(self, result: dict[str, Any], cacheable: bool) -> bytes:
+        """The bytes after the id of a modern result that never changes."""
+        return RESULT_MID + self.finish(dumps(result), cacheable) + RESULT_TAIL
+
+    def input_required(self, request: str, ask: InputRequired, round_: Round) -> bytes:
+        """The ``input_required`` result body of a handler that asked (or -32021)."""
+        missing: dict[str, Any] = {}
+        for wanted in ask.requests.values():
+            if not declares(round_.capabilities, wanted):
+                for name, detail in required_capability(wanted).items():
+                    missing.setdefault(name, {}).update(detail)
+        if missing:
+            names = " and ".join(missing)
+            raise RpcError(
+                MISSING_CLIENT_CAPABILITY,
+                f"Server requires the {names} capability for this request",
+                {"requiredCapabilities": missing},
+            )
+        result: dict[str, Any] = {"resultType": "input_required"}
+        if ask.requests:
+            result["inputRequests"] = ask.requests
+        result["requestState"] = self.seal.seal(request, {"a": round_.answers, "s": ask.state})
+        return dumps(result)[:-1] + self.meta + b"}"
+
+    # -- subscriptions ------------------------------------------------------------------------
+
+    def listen(self, session: Session, id_bytes: bytes, params: dict[str, Any], offered: dict[str, bool]) -> None:
+        """``subscriptions/listen``: the session acknowledges and keeps the stream until it is cancelled.
+
+        ``offered`` says which kinds of change the app notifies (``tools``, ``prompts``,
+        ``resources`` list changes, ``subscribe`` for resource updates); the acknowledged
+        filter is what was asked for among those.
+        """
+        wanted = params.get("notifications", {})
+        if type(wanted) is not dict:
+            raise RpcError(INVALID_PARAMS, "Invalid notifications filter")
+        agreed: dict[str, Any] = {}
+        for kind, member in LIST_CHANGED_FILTERS.items():
+            if wanted.get(member) is True and offered.get(kind):
+                agreed[member] = True
+        uris = wanted.get("resourceSubscriptions")
+        if uris is not None:
+            if type(uris) is not list or any(type(uri) is not str for uri in uris):
+                raise RpcError(INVALID_PARAMS, "Invalid resourceSubscriptions")
+            if offered.get("subscribe"):
+                agreed["resourceSubscriptions"] = uris
+        session.listen(id_bytes, loads(id_bytes), agreed)
+
+
+def resource_not_found_as_invalid_params(error: RpcError, params: dict[str, Any]) -> RpcError:
+    """2026-07-28 answers an unknown resource -32602 with the uri as ``data`` (the specification's
+    example, SEP-2164), where earlier revisions answered -32002."""
+    if error.code == RESOURCE_NOT_FOUND:
+        return RpcError(INVALID_PARAMS, error.message, {"uri": params.get("uri")})
+    return error
+
+
+class ModernRoute:
+    """A handler serving modern requests: opens the retry's state, frames the result."""
+
+    __slots__ = ("era", "method", "handler", "cacheable", "asks")
+
+    def __init__(self, era: ModernEra, method: str, handler: Callable[[Any], Any], cacheable: bool) -> None:
+        self.era = era
+        self.method = method
+        self.handler = handler
+        self.cacheable = cacheable
+        self.asks = method in ASKING_METHODS
+
+    def request_key(self, params: dict[str, Any]) -> str:
+        """What a sealed state is bound to: the method and the tool, prompt or uri."""
+        target = params.get("uri" if self.method == "resources/read" else "name")
+        return f"{self.method} {target if type(target) is str else ''}"
+
+    def round(self, params: dict[str, Any]) -> Round:
+        """This request's round: its client's capabilities, log level and the answers so far."""
+        meta = params["_meta"]
+        level = meta.get(META_LOG_LEVEL)
+        round_ = Round(True, meta[META_CAPABILITIES], None if level is None else LOG_RANK[level])
+        if not self.asks:
+            return round_
+        if "requestState" in params:
+            valid, value = self.era.seal.open(self.request_key(params), params["requestState"])
+            if not valid or type(value) is not dict or type(value.get("a")) is not dict:
+                raise RpcError(INVALID_PARAMS, "Invalid requestState")
+            round_.answers = value["a"]
+            round_.state = value.get("s")
+        responses = params.get("inputResponses")
+        if responses is not None:
+            if type(responses) is not dict:
+                raise RpcError(INVALID_PARAMS, "Invalid inputResponses")
+            # A response that is not an object counts as missing: the handler asks again.
+            round_.responses = {key: value for key, value in responses.items() if type(value) is dict}
+            round_.answers.update(round_.responses)
+        return round_
+
+    def __call__(self, params: dict[str, Any]) -> Any:
+        round_ = self.round(params)
+        try:
+            body = self.handler(params)
+        except InputRequired:
+            raise asked_without_context(self.method) from None
+        except RpcError as error:
+            raise resource_not_found_as_invalid_params(error, params) from None
+        if type(body) is bytes:
+            return self.era.finish(body, self.cacheable)
+        if type(body) is Deferred:
+            body.round = round_
+            body.func = ModernWork(self, body.func, body.mode == ASYNC, round_, params)
+        return body
+
+    def asked(self, params: dict[str, Any], ask: InputRequired, round_: Round) -> bytes:
+        """The answer to a handler that raised :class:`InputRequired`."""
+        if not self.asks:
+            log("error", f"a {self.method} handler raised InputRequired; only tools, prompts and reads may ask")
+            raise RpcError(INTERNAL_ERROR, "Internal error")
+        return self.era.input_required(self.request_key(params), ask, round_)
+
+
+class ModernWork:
+    """Deferred work of a modern request: its body framed, its questions answered as input_required."""
+
+    __slots__ = ("route", "func", "is_async", "round", "params")
+
+    def __init__(
+        self, route: ModernRoute, func: Callable[..., Any], is_async: bool, round_: Round, params: dict
+    ) -> None:
+        self.route = route
+        self.func = func
+        self.is_async = is_async
+        self.round = round_
+        self.params = params
+
+    def __call__(self, *args: Any) -> Any:
+        if self.is_async:
+            return self._run_async(args)
+        try:
+            body = self.func(*args)
+        except InputRequired as ask:
+            return self.route.asked(self.params, ask, self.round)
+        except RpcError as error:
+            raise resource_not_found_as_invalid_params(error, self.params) from None
+        return self.route.era.finish(body, self.route.cacheable)
+
+    async def _run_async(self, args: tuple) -> bytes:
+        try:
+            body = await self.func(*args)
+        except InputRequired as ask:
+            return self.route.asked(self.params, ask, self.round)
+        except RpcError as error:
+            raise resource_not_found_as_invalid_params(error, self.params) from None
+        return self.route.era.finish(body, self.route.cacheable)
+
+
+def asked_without_context(method: str) -> RpcError:
+    """The answer to a handler without a Context that raised :class:`InputRequired`: a server fault.
+
+    The answers of a round reach a handler only through its Context, so such a handler could
+    only ask again and again.
+    """
+    log("error", f"a {method} handler raised InputRequired but takes no Context to read the answers")
+    return RpcError(INTERNAL_ERROR, "Internal error")
+
+
+# -- the legacy era: the server asks the client itself ---------------------------------------------
+
+
+class LegacyWork:
+    """A legacy request's deferred work: if its handler asks, the server asks the client and
+    runs the handler again (in a task), until it answers."""
+
+    __slots__ = ("func", "mode", "session", "id_bytes", "method", "route", "params")
+
+    def __init__(
+        self,
+        deferred: Deferred,
+        session: Session,
+        id_bytes: bytes,
+        method: str,
+        route: Callable[[Any], Any],
+        params: Any,
+    ) -> None:
+        self.func = deferred.func
+        self.mode = deferred.mode
+        self.session = session
+        self.id_bytes = id_bytes
+        self.method = method
+        self.route = route
+        self.params = params
+
+    def __call__(self, *args: Any) -> Any:
+        if self.mode != INLINE:
+            return self._run_async(args)
+        try:
+            return self.func(*args)
+        except InputRequired as ask:  # the rounds go on in a task
+            return Deferred(self.rounds, ASYNC, None, False, (ask,), False)
+
+    async def _run_async(self, args: tuple) -> bytes:
+        try:
+            if self.mode == ASYNC:
+                return await self.func(*args)
+            return await self.session.run_blocking(self.func, *args)
+        except InputRequired as ask:
+            return await self.rounds(ask)
+
+    async def rounds(self, ask: InputRequired) -> bytes:
+        """Ask the client what the handler asked, run the handler again with the answers; repeat."""
+        session = self.session
+        answers: dict[str, Any] = {}
+        for _ in range(MAX_ROUNDS):
+            responses = {}
+            try:
+                for key, request in ask.requests.items():
+                    responses[key] = await session.ask(request)
+            except ClientError as error:
+                if self.method != "tools/call":
+                    raise
+                return error_result(str(error))  # as when the tool's own ctx.elicit fails
+            answers.update(responses)
+            round_ = Round(False, session.client_capabilities, None, responses, ask.state, dict(answers))
+            try:
+                body = self.route(self.params)
+                if type(body) is Deferred:
+                    body.round = round_
+                    args = body.arguments(session, self.id_bytes)
+                    if body.mode == ASYNC:
+                        body = await body.func(*args)
+                    elif body.mode == THREAD:
+                        body = await session.run_blocking(body.func, *args)
+                    else:
+                        body = body.func(*args)
+                return body
+            except InputRequired as again:
+                ask = again
+        raise RuntimeError(f"a handler asked for input more than {MAX_ROUNDS} times")
+
+
+def asking_deferred(
+    session: Session, id_bytes: bytes, method: str, route: Callable[[Any], Any], params: Any, deferred: Deferred
+) -> Deferred:
+    """A legacy request's deferred work, ready for its handler to ask (blocking work then runs from a task)."""
+    deferred.func = LegacyWork(deferred, session, id_bytes, method, route, params)
+    if deferred.mode == THREAD:
+        deferred.mode = ASYNC
+    return deferred

@@ -1,0 +1,17 @@
+"""The fixture the tests here share: the pinned npm packages, installed on first use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import harness
+import pytest
+
+
+@pytest.fixture(scope="session")
+def node() -> Path:
+    """The Node 22 of the pinned install; skips, with the reason, when npm cannot reach its registry."""
+    try:
+        return harness.install()
+    except harness.RegistryUnreachable as error:
+        pytest.skip(str(error))
