@@ -17,7 +17,17 @@ from .workloads import WORKLOADS
 GROUPS = ("engines", "floor", "naive", "peers", "unbuffered", "memory", "latency", "slow")
 
 #: compiled / cat throughput goals per workload.
-CAT_GOALS = {"ping": 0.5, "add": 0.2, "echo100": 0.5, "echo64k": 0.9, "mix": 0.25}
+CAT_GOALS = {
+    "ping": 0.5,
+    "add": 0.2,
+    "echo100": 0.5,
+    "echo64k": 0.9,
+    "tools/list": 0.25,
+    "resources/list": 0.25,
+    "resources/read": 0.25,
+    "add-decimals": 0.2,
+    "mix": 0.25,
+}
 PURE_MIX_GOAL = 0.7  # pure / the chunked naive loop, on the mix
 STARTUP_GOAL = 1.15  # compiled / the naive loop: spawn to the initialize answer
 REST_RSS_GOAL = 1.1  # compiled / the naive loop: peak RSS of a ping-pong session
