@@ -95,6 +95,8 @@ SMOKE_N = {
     "resources/read": 300,
     "add-decimals": 700,
     "mix": 60_000,
+    "add@2026": 700,
+    "echo100@2026": 700,
 }
 GUARD_WORKLOADS = ("ping", "mix")
 SMOKE_PARALLEL_N = 1000  # per session: parallel sessions are checked for correctness only

@@ -38,6 +38,17 @@ REQ = {
     "add": b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":%s}}}\n',
     "sleep": b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20}}}\n',
 }
+#: The ``_meta`` of a 2026-07-28 request (~190 bytes, as official clients send it) and the members its
+#: answers end with, from the default catalogue served with ``--protocol-versions 2026-07-28,2025-06-18``.
+META_2026 = (
+    b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},'
+    b'"io.modelcontextprotocol/clientInfo":{"name":"shipcode-mcp-benchmark","version":"1.0.0"}}'
+)
+RESULT_2026 = (
+    b'"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"shipcode-mcp","version":"1.0.0"}}'
+)
+#: The suffix of the 2026-07-28 form of a tool-call workload: ``echo100@2026`` is ``echo100`` with ``_meta``.
+MODERN = "@2026"
 SLOW_MS = 20  # what each "sleep" request asks the tool to wait
 SLOW = "slow"  # the workload of pipelined "sleep" calls; its sizes are counts of calls
 EXP = {
@@ -94,6 +105,8 @@ WORKLOADS = OrderedDict(
         ("resources/read", "resources/read"),
         ("add-decimals", "add, decimals"),
         ("mix", "mix"),
+        ("add" + MODERN, "add, 2026-07-28"),
+        ("echo100" + MODERN, "echo 100 B, 2026-07-28"),
     ]
 )
 NEEDS = {  # what a server must serve for a workload to make sense
@@ -106,6 +119,8 @@ NEEDS = {  # what a server must serve for a workload to make sense
     "resources/read": {"read"},
     "add-decimals": {"add"},
     "mix": {"echo", "add", "read"},
+    "add" + MODERN: {"add", "2026-07-28"},
+    "echo100" + MODERN: {"echo", "2026-07-28"},
     SLOW: {"sleep"},
 }
 
@@ -126,6 +141,7 @@ _ID_ONLY = ("ping", "list", "rlist", "read", "sleep")
 
 def wl_kinds(wl: str):
     """('single', kind, echo size) or ('mix', None, 100)."""
+    wl = wl.removesuffix(MODERN)
     if wl == "mix":
         return "mix", None, 100
     if wl.startswith("echo"):
@@ -147,6 +163,10 @@ def kind_at(wl: str, i: int) -> str:
 
 
 def build_requests(wl: str, n: int, first_id: int = 2) -> bytes:
+    if wl.endswith(MODERN):  # the same tool calls, each with the _meta of 2026-07-28 after its arguments
+        return build_requests(wl.removesuffix(MODERN), n, first_id).replace(
+            b"}}}\n", b'},"_meta":' + META_2026 + b"}}\n"
+        )
     shape, kind, size = wl_kinds(wl)
     ids = range(first_id, first_id + n)
     if shape == "single" and kind in _ID_ONLY:
@@ -170,6 +190,8 @@ def build_requests(wl: str, n: int, first_id: int = 2) -> bytes:
 
 def build_expected(wl: str, n: int, first_id: int = 2) -> bytes:
     """The exact bytes shipcode-mcp answers with, all n responses concatenated."""
+    if wl.endswith(MODERN):  # every result ends with resultType and the server's identity
+        return build_expected(wl.removesuffix(MODERN), n, first_id).replace(b"]}}\n", b"]," + RESULT_2026 + b"}}\n")
     shape, kind, size = wl_kinds(wl)
     ids = range(first_id, first_id + n)
     if shape == "single" and kind in _ID_ONLY:
