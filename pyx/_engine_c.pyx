@@ -1084,7 +1084,7 @@ cdef class Engine:
     cdef bytes _modern_text_open   # a one-text result of a 2026-07-28 call: before and after the text
     cdef bytes _modern_text_close
     cdef MetaCache _meta_cache
-    cdef bint _slow_only      # every line to the line rules (an app that speaks only 2026-07-28)
+    cdef bint _modern_only    # every request judged by 2026-07-28's rules (see modern_only())
     cdef Py_ssize_t _max
     cdef unsigned char* _partial
     cdef Py_ssize_t _partial_len
@@ -1138,8 +1138,7 @@ cdef class Engine:
         tools = []
         cdef _Route route
         cdef int i
-        # Without a handshake era, no line has a legacy answer: the line rules judge each one.
-        self._slow_only = catalogue.modern is not None and catalogue.modern.only
+        self._modern_only = self._rules.all_modern
         for method, target in self._routes.items():
             route = _Route()
             route.method = method.encode("utf-8")
@@ -1228,6 +1227,11 @@ cdef class Engine:
         templates = list(catalogue.templates.values())
         template_reads = [_read_of(template, True) if template.direct else None for template in templates]
         self._template_reads = None if None in template_reads else template_reads
+
+    def modern_only(self):
+        """Judge every request by 2026-07-28's rules, whatever its ``_meta`` holds (a stateless HTTP endpoint)."""
+        self._rules.all_modern = True
+        self._modern_only = True
 
     @property
     def initialized(self):
@@ -1520,10 +1524,9 @@ cdef class Engine:
             return 0
         if n == 0:
             return 0
-        if not self._slow_only:
-            fast = self._fast(p, n)
-            if fast:
-                return fast - 1
+        fast = self._fast(p, n)
+        if fast:
+            return fast - 1
         # The slow path: the line rules, written once for both engines.
         pause = self._rules_line(PyBytes_FromStringAndSize(<const char*>p, n))
         self._take_rules_out()
@@ -1628,6 +1631,8 @@ cdef class Engine:
         if rid.kind == V_STR:
             id_text -= 1
             id_len += 2
+        if self._modern_only and not meta.present:  # no legacy answer here: the line rules judge it
+            return 0
         if meta.present:
             return self._fast_modern(id_text, id_len, method, &meta, params, params_count, arguments, arguments_count)
         cdef int found = -1

@@ -113,4 +113,5 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
         "flush",
         "flush_soon",
         "refresh",
+        "modern_only",
     }

@@ -873,3 +873,26 @@ def test_a_legacy_client_without_the_capability_gets_a_tool_error(run, tool: str
     assert out == initialized("2025-11-25", 1) + result(
         b'{"content":[{"type":"text","text":"%s"}],"isError":true}' % message.encode(), 2
     )
+
+
+def test_an_endpoint_of_2026_alone_keeps_the_fast_path(monkeypatch) -> None:
+    """A stateless HTTP endpoint judges every body by 2026-07-28's rules (``modern_only``): a line
+    without its _meta is refused as that era refuses it, common modern lines stay on the C path."""
+    from shipcode_mcp.lines import LineRules
+
+    legacy = [request("ping", rid=9), request("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, rid=10)]
+    outputs = []
+    for name in ("pure", "compiled"):
+        served = engine(name).Engine(make_app().catalogue())
+        served.modern_only()
+        outputs.append(b"".join(served.message(line) for line in legacy))
+    assert outputs[0] == outputs[1] == error(-32602, "Missing _meta", 9) + error(-32602, "Missing _meta", 10)
+
+    reached = []
+    line_rules = LineRules.line
+    monkeypatch.setattr(LineRules, "line", lambda self, data: reached.append(data) or line_rules(self, data))
+    served = engine("compiled").Engine(make_app().catalogue())
+    served.modern_only()
+    for line in COMMON_MODERN:
+        served.message(line)
+    assert reached == []

@@ -104,6 +104,10 @@ class Engine:
     def refresh(self) -> None:
         """The catalogue changed: nothing to do, the line rules read its tables as they are."""
 
+    def modern_only(self) -> None:
+        """Judge every request by 2026-07-28's rules, whatever its ``_meta`` holds (a stateless HTTP endpoint)."""
+        self._rules.all_modern = True
+
     def feed(self, data: bytes) -> bytes:
         """Take the next chunk of input; return the answers it completes."""
         self._take(data)

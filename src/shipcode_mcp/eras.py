@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
     from .session import Session
 
-#: Methods of the legacy era that 2026-07-28 removed: -32601 there.
-REMOVED_METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
 #: How many rounds of questions one legacy request may take before it fails.
 MAX_ROUNDS = 16
 #: The filter members of ``subscriptions/listen``, by the list-changed notification they ask for.

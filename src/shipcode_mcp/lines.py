@@ -17,9 +17,6 @@ from ._log import log
 from .errors import HANDLER_FAULTS, failure_tail
 from .jsontext import dumps, is_overflow_error, loads_overflowing
 from .mrtr import ASKING_METHODS, InputRequired
-
-#: Methods that exist only in 2026-07-28: judged by its rules whatever their ``_meta`` holds.
-MODERN_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 from .protocol import (
     BLANK_BYTES,
     CANCELLED_NOTIFICATION,
@@ -30,6 +27,7 @@ from .protocol import (
     INVALID_REQUEST_TAIL,
     META_VERSION,
     METHOD_NOT_FOUND_TAIL,
+    MODERN_METHODS,
     PARSE_ERROR_LINE,
     RESPONSE_HEAD,
     RESULT_MID,

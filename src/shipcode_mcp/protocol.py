@@ -13,6 +13,8 @@ MODERN_VERSION = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: Every revision shipcode-mcp implements, newest first.
 ALL_VERSIONS = (MODERN_VERSION, *LEGACY_VERSIONS)
+#: Methods that exist only in 2026-07-28: judged by its rules whatever their ``_meta`` holds.
+MODERN_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 PARSE_ERROR = -32700

@@ -1,8 +1,8 @@
 """An app's catalogue served over HTTP: what judges its messages, and its session's runtime.
 
-Each body is judged as a stdio line is, so its answer is the stdio server's bytes: a legacy
-session's bodies by the engine itself (``Engine.message``: the compiled fast path, then the
-line rules), 2026-07-28 bodies by the line rules with every request judged by that era's rules.
+Each body is judged as a stdio line is, so its answer is the stdio server's bytes: by the engine
+itself (``Engine.message``: the compiled fast path, then the line rules); on the stateless endpoint
+every request is judged by 2026-07-28's rules (``Engine.modern_only``).
 2026-07-28 requests share one ``Served`` (they carry their state); each legacy session and each
 ``subscriptions/listen`` stream has its own.
 """
@@ -10,7 +10,6 @@ line rules), 2026-07-28 bodies by the line rules with every request judged by th
 from __future__ import annotations
 
 from .._engine import Engine
-from ..lines import LineRules
 from .exchange import CURRENT, Exchange, Runtime
 
 TYPE_CHECKING = False
@@ -19,22 +18,6 @@ if TYPE_CHECKING:
 
     from ..app import Server
     from ..workers import WorkerPool
-
-
-def modern_judge(rules: LineRules) -> Callable[[bytes], bytes]:
-    """Judge a body by the line rules, every request by 2026-07-28's rules; its answers."""
-    rules.all_modern = True
-    out = rules.out
-
-    def judge(body: bytes) -> bytes:
-        rules.line(body)
-        if not out:
-            return b""
-        answer = b"".join(out)
-        out.clear()
-        return answer
-
-    return judge
 
 
 class Served:
@@ -51,10 +34,10 @@ class Served:
         standalone: Callable[[bytes], object] | None = None,
     ) -> None:
         self.catalogue = app.catalogue()
+        engine = Engine(self.catalogue, max_message_bytes)
         if all_modern:
-            self._judge = modern_judge(LineRules(self.catalogue, max_message_bytes))
-        else:
-            self._judge = Engine(self.catalogue, max_message_bytes).message
+            engine.modern_only()
+        self._judge = engine.message
         self.runtime = Runtime(self.catalogue.session, pool, standalone)
 
     def exchange(self) -> Exchange:
