@@ -26,6 +26,7 @@ from typing import Any
 import harness
 import pytest
 from clients import Events
+from httpserver import HttpServer
 from wire import SERVER_COMMAND, engine_env
 
 SESSION_LIMIT = 60  # seconds: a guard against a hang, never a schedule
@@ -266,5 +267,30 @@ def test_typescript_client(mode: Any, version: str, node: Path, engine_name: str
             check=False,
         )
     assert done.returncode == 0, (tmp_path / "server-stderr.txt").read_text()
+    expected = {"protocolVersion": version, "serverInfo": SERVER_INFO}
+    assert json.loads(done.stdout) == {**expected, "steps": expected_steps(version == "2026-07-28", result_type=False)}
+
+
+@pytest.mark.parametrize(
+    ("mode", "version"),
+    [({"pin": "2026-07-28"}, "2026-07-28"), ("auto", "2026-07-28"), ("legacy", "2025-11-25")],
+    ids=["pinned", "auto", "legacy"],
+)
+def test_typescript_client_over_http(mode: Any, version: str, node: Path, engine_name: str, tmp_path: Path) -> None:
+    """The same sessions over Streamable HTTP: ``shipcode-mcp app.py --http`` on a loopback port."""
+    server = HttpServer(engine_name, app=str(harness.APP))
+    try:
+        plan = json.dumps([[kind, params, len(notified)] for kind, params, *_, notified in STEPS])
+        url = f"http://127.0.0.1:{server.port}/mcp"
+        done = subprocess.run(
+            [node, harness.HERE / "ts_era_client.mjs", url, json.dumps(mode), plan],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=SESSION_LIMIT,
+            check=False,
+        )
+    finally:
+        assert server.stop() == 0
+    assert done.returncode == 0, done.stderr.decode()
     expected = {"protocolVersion": version, "serverInfo": SERVER_INFO}
     assert json.loads(done.stdout) == {**expected, "steps": expected_steps(version == "2026-07-28", result_type=False)}

@@ -1,6 +1,7 @@
-// Drive an MCP server through the official TypeScript client 2.4 (@modelcontextprotocol/client) over stdio.
+// Drive an MCP server through the official TypeScript client 2.4 (@modelcontextprotocol/client) over stdio,
+// or over Streamable HTTP when the first argument is the endpoint's URL.
 //
-// usage: node ts_era_client.mjs '<JSON server command: [command, ...args]>' '<JSON mode>' '<JSON steps>'
+// usage: node ts_era_client.mjs '<JSON server command: [command, ...args]> | <http://...>' '<JSON mode>' '<JSON steps>'
 // mode: the client's versionNegotiation mode ("legacy", "auto" or {"pin": "2026-07-28"}); steps:
 // [[kind, params, expectedNotifications], ...], kinds listTools, callTool, readResource, getPrompt
 // (params as the MCP request's). The client declares elicitation and sampling: it answers an
@@ -12,11 +13,11 @@
 // message}}, asked: [[method, params], ...], notified: [[method, params], ...]}]}: the requests
 // the client answered and the notifications it got during the step. The server inherits this
 // process's environment and stderr.
-import { Client, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
+import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Events } from "../ts_events.mjs";
 
-const [command, ...args] = JSON.parse(process.argv[2]);
+const server = process.argv[2];
 const mode = JSON.parse(process.argv[3]);
 const steps = JSON.parse(process.argv[4]);
 const WAIT_LIMIT_MS = 10000; // a guard against a hang, never a schedule
@@ -46,7 +47,11 @@ client.setNotificationHandler("notifications/progress", ({ method, params }) =>
   notify(method, { progress: params.progress, total: params.total }),
 );
 
-const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "inherit" });
+const transport = server.startsWith("http")
+  ? new StreamableHTTPClientTransport(new URL(server))
+  : (([command, ...args]) => new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "inherit" }))(
+      JSON.parse(server),
+    );
 await client.connect(transport);
 // Log messages from info up: in 2026-07-28 each request asks in its _meta, before it by logging/setLevel.
 const modern = client.getNegotiatedProtocolVersion() === "2026-07-28";
