@@ -284,8 +284,7 @@ def test_typescript_client_over_http(mode: Any, version: str, node: Path, engine
         url = f"http://127.0.0.1:{server.port}/mcp"
         done = subprocess.run(
             [node, harness.HERE / "ts_era_client.mjs", url, json.dumps(mode), plan],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             timeout=SESSION_LIMIT,
             check=False,
         )
