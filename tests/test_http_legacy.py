@@ -26,7 +26,7 @@ SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "require
 @pytest.fixture(autouse=True)
 def session_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sessions' bodies judged by the engine under test."""
-    from shipcode_mcp.http import served
+    from shipcode_mcp.transports.http import served
 
     monkeypatch.setattr(served, "Engine", engine_module.Engine)
 
@@ -232,7 +232,7 @@ def test_sessions_are_bounded_in_number() -> None:
 
 
 def test_an_idle_session_expires(monkeypatch: pytest.MonkeyPatch) -> None:
-    from shipcode_mcp.http import sessions
+    from shipcode_mcp.transports.http import sessions
 
     clock = [1000.0]
     monkeypatch.setattr(sessions, "monotonic", lambda: clock[0])

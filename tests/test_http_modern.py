@@ -376,7 +376,7 @@ def test_an_app_speaking_only_2026_needs_the_version_header() -> None:
 
 
 def test_a_quiet_listen_stream_gets_keepalive_comments(monkeypatch: pytest.MonkeyPatch) -> None:
-    from shipcode_mcp.http import asgi
+    from shipcode_mcp.transports.http import asgi
 
     monkeypatch.setattr(asgi, "KEEPALIVE_SECONDS", 0.01)
     app, _ = make_app()

@@ -84,7 +84,7 @@ def test_processes_of_one_server_share_one_key(monkeypatch: pytest.MonkeyPatch) 
     from httpwire import http, modern_headers
 
     from shipcode_mcp import cli
-    from shipcode_mcp.http import serve
+    from shipcode_mcp.transports.http import serve
 
     monkeypatch.delenv("SHIPCODE_MCP_STATE_KEY", raising=False)
     serve.share_state_key(None)

@@ -19,16 +19,19 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "shipcode_mcp"
 PYX = ROOT / "pyx" / "_engine_c.pyx"
 #: Modules that make up the framework an app is written with.
-FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "runner"}
+FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "mrtr"}
 
 
-def _runtime_imports(tree: ast.AST, module: str, package: str = "") -> set[str]:
-    """Package modules imported by ``tree`` outside ``if TYPE_CHECKING:`` blocks.
+def _runtime_imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """Dotted names (below ``shipcode_mcp``) imported by ``tree`` outside ``if TYPE_CHECKING:`` blocks.
 
-    ``package`` names the subpackage holding the module (``"http"``): its own modules are
-    ``"http.<name>"``, the subpackage itself ``"http"``.
+    ``module`` is the importing module's dotted name (``transports.http.asgi``); a relative import
+    is resolved from its package. Each import yields the module imported from and, for
+    ``from X import y``, ``X.y`` too (``y`` may be a module); the graph keeps the names that are modules.
     """
     found: set[str] = set()
+    parts = module.split(".") if module else []
+    package = parts if is_package else parts[:-1]
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
@@ -36,22 +39,20 @@ def _runtime_imports(tree: ast.AST, module: str, package: str = "") -> set[str]:
                 visit(child)
             return
         if isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level == 1 and package:  # the subpackage's own modules
-                found.update(f"{package}.{(base or alias.name).split('.')[0]}" for alias in node.names)
-                names = []
-            elif node.level:
-                names = [f"{base}" if base else alias.name for alias in node.names]
-            elif base.startswith("shipcode_mcp"):
-                rest = base[len("shipcode_mcp") :].lstrip(".")
-                names = [rest] if rest else [alias.name for alias in node.names]
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            elif (node.module or "").startswith("shipcode_mcp"):
+                base = node.module.split(".")[1:]
             else:
-                names = []
-            found.update(name.split(".")[0] for name in names if name)
+                base = None
+            if base is not None:
+                if node.module:  # "from . import x" imports x, not the package it is in
+                    found.add(".".join(base))
+                found.update(".".join([*base, alias.name]) for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("shipcode_mcp."):
-                    found.add(alias.name.split(".")[1])
+                    found.add(alias.name.split(".", 1)[1])
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -61,13 +62,14 @@ def _runtime_imports(tree: ast.AST, module: str, package: str = "") -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    graph = {path.stem: _runtime_imports(ast.parse(path.read_text()), path.stem) for path in PACKAGE.glob("*.py")}
-    for folder in sorted(path for path in PACKAGE.iterdir() if (path / "__init__.py").exists()):
-        for path in folder.glob("*.py"):
-            name = folder.name if path.stem == "__init__" else f"{folder.name}.{path.stem}"
-            graph[name] = _runtime_imports(ast.parse(path.read_text()), name, folder.name)
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).with_suffix("")
+        is_package = relative.name == "__init__"
+        name = ".".join(relative.parent.parts if is_package else relative.parts) or "__init__"
+        graph[name] = _runtime_imports(ast.parse(path.read_text()), "" if name == "__init__" else name, is_package)
     modules = set(graph)
-    pyx_imports = set(re.findall(r"^from shipcode_mcp\.(\w+) import", PYX.read_text(), re.MULTILINE))
+    pyx_imports = set(re.findall(r"^from shipcode_mcp\.([\w.]+) import", PYX.read_text(), re.MULTILINE))
     graph["_engine_c"] = pyx_imports
     return {name: {target for target in targets if target in modules} for name, targets in graph.items()}
 
@@ -113,9 +115,10 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
 
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
-    "__main__ __init__ cli target defaults app "
-    "http http.asgi http.posts http.auth http.sessions http.served http.exchange http.headers http.guard http.replies "
-    "http.serve folder runner scheduler signals workers limits _engine _engine_py "
+    "__main__ __init__ cli target defaults app transports transports.http transports.http.asgi transports.http.posts "
+    "transports.http.auth transports.http.sessions transports.http.served transports.http.exchange "
+    "transports.http.headers transports.http.guard transports.http.replies transports.http.serve "
+    "folder transports.stdio transports.scheduler transports.signals transports.workers limits _engine _engine_py "
     "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate schema results "
     "errors protocol "
     "jsontext _log _version"
@@ -123,7 +126,8 @@ LAYERS = (
 
 
 def module_named(path: str) -> str:
-    """The module a path in the layout table names: ``http/asgi.py`` is ``http.asgi``, ``http/__init__.py`` ``http``."""
+    """The module a path in the layout table names: ``transports/http/asgi.py`` is
+    ``transports.http.asgi``, ``transports/http/__init__.py`` ``transports.http``."""
     if path.startswith("pyx/"):
         return Path(path).stem
     return path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
@@ -157,12 +161,12 @@ NOT_NEEDED_TO_SERVE = (
     "jsonschema",
     "mimetypes",
     "shipcode_mcp.folder",
-    "shipcode_mcp.http",
-    "shipcode_mcp.workers",
+    "shipcode_mcp.transports.http",
+    "shipcode_mcp.transports.workers",
     "uvicorn",
     "shipcode_mcp.limits",
     "shipcode_mcp.prompts",
-    "shipcode_mcp.scheduler",
+    "shipcode_mcp.transports.scheduler",
     "shipcode_mcp.templates",
 )
 
@@ -190,3 +194,18 @@ def test_serving_the_default_catalogue_imports_only_what_it_uses(engine_name: st
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, result(INIT_RESULT), b"[]")
+
+
+def test_the_framework_loads_no_transport_until_it_serves() -> None:
+    """An app module (``from shipcode_mcp import ...`` and its decorators) loads neither transport;
+    ``app.run()`` and ``app.http_app()`` import theirs when called."""
+    probe = (
+        "import sys\n"
+        "from shipcode_mcp import Context, InputRequired, Server\n"
+        "app = Server('probe')\n"
+        "app.tool()(lambda text: text)\n"
+        "app.catalogue()\n"
+        "print(sorted(name for name in sys.modules if name.startswith('shipcode_mcp.transports')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    assert done.stdout == b"[]\n"

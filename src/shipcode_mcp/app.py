@@ -340,7 +340,7 @@ class Server:
         protected resource metadata), ``max_sessions``, ``session_idle_seconds``,
         ``max_concurrency``, ``workers``.
         """
-        from .http import http_app
+        from .transports.http import http_app
 
         return http_app(
             self,
@@ -366,7 +366,7 @@ class Server:
         in flight at end of input may still take (default 30). See
         docs/concurrency.md.
         """
-        from .runner import serve_app
+        from .transports.stdio import serve_app
 
         serve_app(
             self,

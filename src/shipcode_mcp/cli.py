@@ -1,7 +1,7 @@
 """The ``shipcode-mcp`` command line: parse the options, build the app, serve it.
 
 ``shipcode-mcp [TARGET] [--resources DIR]... [options]``: see ``--help``. Loading a target
-lives in :mod:`shipcode_mcp.target`, serving in :mod:`shipcode_mcp.runner`; both are
+lives in :mod:`shipcode_mcp.target`, serving in :mod:`shipcode_mcp.transports.stdio` (or ``.http``); both are
 imported only when needed, so ``--help`` and ``--version`` stay fast. An empty command line
 (the default catalogue, every default) is answered by :class:`Options` alone: the parser
 and ``argparse`` are built only when there is something to parse.
@@ -13,7 +13,7 @@ import sys
 
 from . import _log
 from .protocol import ALL_VERSIONS, DEFAULT_MAX_MESSAGE_BYTES, ServerStop
-from .signals import stop_signals
+from .transports.signals import stop_signals
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ _seconds.__name__ = "number of seconds"
 
 
 def _address(text: str) -> tuple[str, int]:
-    from .http.serve import parse_address
+    from .transports.http.serve import parse_address
 
     return parse_address(text)
 
@@ -326,7 +326,7 @@ def http_worker_app():  # -> the ASGI app
 
 def serve_http(args: Options, argv: Sequence[str], app) -> int:
     """Serve ``app`` over HTTP as the options say; 2 when uvicorn is missing."""
-    from .http import serve
+    from .transports.http import serve
 
     missing = serve.uvicorn_missing()
     if missing is not None:
@@ -346,8 +346,8 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from .runner import guard_stdout, serve_app, standard_descriptors_ready
     from .target import TargetError, app_failure
+    from .transports.stdio import guard_stdout, serve_app, standard_descriptors_ready
 
     if not standard_descriptors_ready():
         return EXIT_OK

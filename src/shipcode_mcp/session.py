@@ -3,7 +3,7 @@
 A handler that cannot answer at once (an ``async def`` tool, a blocking tool, a tool that
 takes a :class:`~shipcode_mcp.context.Context`) returns a :class:`Deferred`. The line rules
 hand it to :meth:`Session.defer`. With a scheduler attached (the concurrent server, see
-:mod:`shipcode_mcp.scheduler`) it runs concurrently and is answered when done; without one
+:mod:`shipcode_mcp.transports.scheduler`) it runs concurrently and is answered when done; without one
 (an engine fed in-process) it runs to completion at once, in order.
 """
 

@@ -15,8 +15,8 @@ import contextvars
 import threading
 from collections import deque
 
-from ..jsontext import id_text
-from ..session import ASYNC, INLINE, settled
+from ...jsontext import id_text
+from ...session import ASYNC, INLINE, settled
 from ..workers import ClientRequests, job_answer
 
 TYPE_CHECKING = False
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ..session import Deferred, Session
+    from ...session import Deferred, Session
     from ..workers import WorkerPool
 
 #: The exchange of the request being served, in the handler's context.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Executor, Future
 
-from ._log import log, log_exception
-from .errors import ClientError
-from .protocol import INTERNAL_ERROR_TAIL, RESPONSE_HEAD, RESULT_MID, RESULT_TAIL, RpcError
+from .._log import log, log_exception
+from ..errors import ClientError
+from ..protocol import INTERNAL_ERROR_TAIL, RESPONSE_HEAD, RESULT_MID, RESULT_TAIL, RpcError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class ClientRequests:
 
     async def ask(self, loop: Any, send: Callable[[bytes], object], method: str, params: dict[str, Any] | None) -> Any:
         """Send the request (a whole line, through ``send``) and wait for the client's ``result``."""
-        from .jsontext import dumps
+        from ..jsontext import dumps
 
         self.count += 1
         key = b'"s%d"' % self.count

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import sys
 
-from .protocol import DEFAULT_MAX_MESSAGE_BYTES, ServerStop
+from ..protocol import DEFAULT_MAX_MESSAGE_BYTES, ServerStop
 from .signals import stop_signals
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .app import Server
-    from .catalogue import Catalogue
+    from ..app import Server
+    from ..catalogue import Catalogue
 
 EXIT_OK = 0
 
@@ -87,7 +87,7 @@ def standard_descriptors_ready() -> bool:
 
 def announce_on_terminal(name: str, engine: str) -> None:
     """One line on stderr for a person at a terminal: what serves, and how to end it."""
-    from ._version import __version__
+    from .._version import __version__
 
     try:
         sys.stderr.write(
@@ -110,11 +110,11 @@ def serve_app(
     """Serve ``app`` (compiled into ``catalogue`` unless given) on stdin/stdout until EOF, a
     closed stdout or a stop signal; return 0.
 
-    Defaults: see :mod:`shipcode_mcp.scheduler` (2000 handlers in flight, 32 worker
+    Defaults: see :mod:`shipcode_mcp.transports.scheduler` (2000 handlers in flight, 32 worker
     threads, 30 s of grace at end of input).
     """
-    from . import _log
-    from ._engine import IMPLEMENTATION, Engine
+    from .. import _log
+    from .._engine import IMPLEMENTATION, Engine
 
     for name, value in (("max_concurrency", max_concurrency), ("workers", workers)):
         if value is not None and value < 1:
@@ -133,7 +133,7 @@ def serve_app(
             if os.isatty(0):
                 announce_on_terminal(app.name, IMPLEMENTATION)
             if catalogue.concurrent:
-                from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+                from ..limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
                 from .scheduler import Scheduler
 
                 scheduler = Scheduler(

@@ -6,7 +6,7 @@ event stream carries each line as one ``event: message`` whose ``data`` is that 
 
 from __future__ import annotations
 
-from ..protocol import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESPONSE_HEAD, error_tail
+from ...protocol import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESPONSE_HEAD, error_tail
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

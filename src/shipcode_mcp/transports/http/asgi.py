@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import asyncio
 
-from .. import context
-from ..limits import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
-from ..protocol import (
+from ... import context
+from ...limits import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ..app import Server
+    from ...app import Server
     from .exchange import Exchange
 
 #: Seconds between keep-alive comments on a quiet long-lived stream.

@@ -9,14 +9,14 @@ every request is judged by 2026-07-28's rules (``Engine.modern_only``).
 
 from __future__ import annotations
 
-from .._engine import Engine
+from ..._engine import Engine
 from .exchange import CURRENT, Exchange, Runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..app import Server
+    from ...app import Server
     from ..workers import WorkerPool
 
 

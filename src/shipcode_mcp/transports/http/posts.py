@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from orjson import JSONDecodeError, loads
 
-from ..jsontext import id_text, is_overflow_error, loads_overflowing
+from ...jsontext import id_text, is_overflow_error, loads_overflowing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

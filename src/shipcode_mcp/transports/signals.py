@@ -16,7 +16,7 @@ from __future__ import annotations
 import signal
 import sys
 
-from .protocol import ServerStop
+from ..protocol import ServerStop
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 

@@ -10,7 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..app import Server
+    from ...app import Server
     from .asgi import McpHttpApp
 
 

@@ -12,7 +12,7 @@ import os
 import secrets
 import sys
 
-from ..requeststate import STATE_KEY_VARIABLE
+from ...requeststate import STATE_KEY_VARIABLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

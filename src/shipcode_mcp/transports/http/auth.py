@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 
-from ..jsontext import dumps
+from ...jsontext import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 
-from ..protocol import META_VERSION, RpcError
+from ...protocol import META_VERSION, RpcError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

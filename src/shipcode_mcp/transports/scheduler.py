@@ -26,18 +26,18 @@ import gc
 import os
 import threading
 
-from ._log import log
-from .errors import ClientError
-from .jsontext import id_text
-from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
-from .protocol import (
+from .._log import log
+from ..errors import ClientError
+from ..jsontext import id_text
+from ..limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
+from ..protocol import (
     INTERNAL_ERROR,
     READ_SIZE,
     RESPONSE_HEAD,
     ServerStop,
     error_tail,
 )
-from .session import ASYNC, INLINE, PAUSE, settled
+from ..session import ASYNC, INLINE, PAUSE, settled
 from .signals import keep_off_this_thread
 from .workers import ClientRequests, WorkerPool, job_answer
 
@@ -45,7 +45,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .session import Deferred, Session
+    from ..session import Deferred, Session
     from .signals import StopSignals
 
 _unfinished: list[Any] = []  # handlers that ignored their cancellation: kept, never destroyed
