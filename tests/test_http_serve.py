@@ -133,7 +133,12 @@ def test_without_uvicorn_http_is_a_clear_error(engine_name: str, tmp_path: Path)
 
 @pytest.mark.parametrize(
     "args",
-    [["--processes", "2"], ["--allowed-hosts", "a.example"], ["--allowed-origins", "http://a"], ["--body-timeout", "5"]],
+    [
+        ["--processes", "2"],
+        ["--allowed-hosts", "a.example"],
+        ["--allowed-origins", "http://a"],
+        ["--body-timeout", "5"],
+    ],
 )
 def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     done = subprocess.run(

@@ -114,7 +114,8 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
     "__main__ __init__ cli target defaults app "
-    "http http.asgi http.posts http.deadlines http.auth http.sessions http.served http.exchange http.headers http.guard http.replies "
+    "http http.asgi http.posts http.deadlines http.auth http.sessions http.served http.exchange http.headers "
+    "http.guard http.replies "
     "http.serve folder runner scheduler signals workers limits _engine _engine_py "
     "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate schema results "
     "errors protocol "

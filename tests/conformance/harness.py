@@ -10,7 +10,8 @@ native transport) or :func:`bridge` in front of a stdio server command: ``bridge
 
 Run by hand (``--pure`` for the pure-Python engine; ``--stdio``, or a command, for a bridged stdio server)::
 
-    python tests/conformance/harness.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [--stdio] [-- COMMAND [ARG...]]
+    python tests/conformance/harness.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [--stdio]
+    python tests/conformance/harness.py [--pure] [--run ...] -- COMMAND [ARG...]
 """
 
 from __future__ import annotations

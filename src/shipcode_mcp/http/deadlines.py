@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from ..limits import DEFAULT_BODY_SECONDS
+
 #: The longest interval between two looks at the deadlines.
 MAX_TICK_SECONDS = 1.0
 
