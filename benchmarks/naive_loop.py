@@ -25,6 +25,8 @@ TAILS = {
     b'{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},'
     b'{"name":"add","description":"Add two numbers","inputSchema":{"type":"object","properties":{"a":{"type":'
     b'"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}}]}}\n',
+    "resources/list": b',"result":{"resources":[{"uri":"file:///hello.txt","name":"hello.txt",'
+    b'"mimeType":"text/plain"}]}}\n',
     "resources/read": b',"result":{"contents":[{"uri":"file:///hello.txt","mimeType":"text/plain",'
     b'"text":"Hello, world!"}]}}\n',
 }

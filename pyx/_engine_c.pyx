@@ -20,14 +20,15 @@ from cpython.mem cimport PyMem_Free
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
-from libc.math cimport fabs, frexp, isfinite, isinf, ldexp
+from libc.math cimport fabs, floor, frexp, isfinite, isinf, ldexp, llround, log10
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from posix.unistd cimport read, write
 
 from shipcode_mcp.catalogue import UNKNOWN_TOOL
-from shipcode_mcp.errors import HANDLER_FAULTS
+from shipcode_mcp.errors import HANDLER_FAULTS, failure_tail
+from shipcode_mcp.jsontext import dumps
 from shipcode_mcp.lines import LineRules
 from shipcode_mcp.mrtr import InputRequired
 from shipcode_mcp.protocol import (
@@ -90,6 +91,7 @@ cdef bytes _TEXT_CLOSE = b'"' + TEXT_TAIL + RESULT_TAIL
 cdef bytes _TRUE_BODY = tool_result(True)
 cdef bytes _FALSE_BODY = tool_result(False)
 cdef bytes _NONE_BODY = tool_result(None)
+DEF MAX_LISTED_READS = 32  # with more resources read in C, they are looked up by a dict
 
 # Route kinds.
 DEF R_CONST = 1
@@ -255,6 +257,95 @@ cdef bint _escape_free(const unsigned char* p, Py_ssize_t n) noexcept nogil:
             return False
         p += 1
     return True
+
+
+# The short escapes of JSON strings (\b \t \n \f \r), by control character; 0: written \u00XX.
+cdef char _SHORT_ESCAPE[32]
+for _byte in range(32):
+    _SHORT_ESCAPE[_byte] = {8: 98, 9: 116, 10: 110, 12: 102, 13: 114}.get(_byte, 0)
+cdef const char* _HEX_DIGITS = b"0123456789abcdef"
+cdef const char* _BASE64_DIGITS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+cdef Py_ssize_t _escaped_size(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """The length of UTF-8 text as the characters of a JSON string, escaped as orjson escapes."""
+    cdef const unsigned char* end = p + n
+    cdef Py_ssize_t size = n
+    cdef unsigned char c
+    while p < end:
+        p += plain_run(p, end, 0)
+        if p >= end:
+            break
+        c = p[0]
+        if c < 0x20:
+            size += 1 if _SHORT_ESCAPE[c] else 5
+        elif c == 34 or c == 92:
+            size += 1
+        p += 1
+    return size
+
+
+cdef char* _write_escaped(char* out, const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """Write UTF-8 text as the characters of a JSON string (``_escaped_size`` bytes); the end."""
+    cdef const unsigned char* end = p + n
+    cdef Py_ssize_t run
+    cdef unsigned char c
+    while p < end:
+        run = plain_run(p, end, 0)
+        memcpy(out, p, run)
+        out += run
+        p += run
+        if p >= end:
+            break
+        c = p[0]
+        p += 1
+        if c == 34 or c == 92:
+            out[0] = 92
+            out[1] = c
+            out += 2
+        elif c < 0x20:
+            out[0] = 92
+            if _SHORT_ESCAPE[c]:
+                out[1] = _SHORT_ESCAPE[c]
+                out += 2
+            else:
+                memcpy(out + 1, b"u00", 3)
+                out[4] = _HEX_DIGITS[c >> 4]
+                out[5] = _HEX_DIGITS[c & 15]
+                out += 6
+        else:
+            out[0] = c
+            out += 1
+    return out
+
+
+cdef char* _write_base64(char* out, const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """Write bytes in standard base64 with padding (``(n + 2) // 3 * 4`` bytes); the end."""
+    cdef Py_ssize_t i = 0
+    cdef unsigned int word
+    while n - i >= 3:
+        word = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2]
+        out[0] = _BASE64_DIGITS[word >> 18]
+        out[1] = _BASE64_DIGITS[(word >> 12) & 63]
+        out[2] = _BASE64_DIGITS[(word >> 6) & 63]
+        out[3] = _BASE64_DIGITS[word & 63]
+        out += 4
+        i += 3
+    if n - i == 1:
+        word = p[i] << 16
+        out[0] = _BASE64_DIGITS[word >> 18]
+        out[1] = _BASE64_DIGITS[(word >> 12) & 63]
+        out[2] = 61  # '='
+        out[3] = 61
+        out += 4
+    elif n - i == 2:
+        word = (p[i] << 16) | (p[i + 1] << 8)
+        out[0] = _BASE64_DIGITS[word >> 18]
+        out[1] = _BASE64_DIGITS[(word >> 12) & 63]
+        out[2] = _BASE64_DIGITS[(word >> 6) & 63]
+        out[3] = 61
+        out += 4
+    return out
 
 
 cdef inline int _string(Scan* s, Member* m) noexcept nogil:
@@ -637,6 +728,54 @@ cdef class _FastTool:
     cdef bint required[MAX_MEMBERS]
 
 
+cdef class _Read:
+    """A resource or template whose reads C makes itself (``Resource.direct``).
+
+    Its answer is the bytes of :meth:`~shipcode_mcp.handlers.Resource.body` around the JSON
+    string of what the function read, taken from the body of an empty read: after the id,
+    ``head`` + (a template's) uri + ``text_open`` or ``blob_open`` + the characters + ``close``.
+    """
+    cdef object resource
+    cdef object func
+    cdef object match      # a template's match(uri) -> its values or None; None for a resource
+    cdef bytes uri         # a resource's uri in UTF-8
+    cdef bytes head        # up to a template's uri (a resource's is in text_open and blob_open)
+    cdef bytes text_open   # up to the text's characters, its opening quote included
+    cdef bytes blob_open
+    cdef bytes close       # from the closing quote
+
+
+cdef _Read _read_of(resource, bint template):
+    """How C answers reads of a resource or template; None when its body is not laid out as C writes it."""
+    cdef _Read read = _Read()
+    read.resource = resource
+    read.func = resource.read
+    read.match = resource.match if template else None
+    read.uri = resource.uri.encode("utf-8")
+    uri = "" if template else resource.uri
+    text_open, _, close = resource.body(uri, "").rpartition(b'""')
+    blob_open, _, blob_close = resource.body(uri, b"").rpartition(b'""')
+    read.head = RESULT_MID
+    if template:  # the empty uri is the body's first empty string
+        head, _, text_open = text_open.partition(b'""')
+        read.head += head
+        if not blob_open.startswith(head + b'""'):
+            return None
+        blob_open = blob_open[len(head) + 2:]
+    read.text_open = text_open + b'"'
+    read.blob_open = blob_open + b'"'
+    read.close = b'"' + close + RESULT_TAIL
+    # The layout holds for a uri and contents that are not empty.
+    probe = "t://x" if template else resource.uri
+    written = read.head + (dumps(probe) if template else b"")
+    text = RESULT_MID + resource.body(probe, "x\n") + RESULT_TAIL
+    blob = RESULT_MID + resource.body(probe, b"\0") + RESULT_TAIL
+    if blob_close != close or written + read.text_open + b'x\\n' + read.close != text \
+            or written + read.blob_open + b"AA==" + read.close != blob:
+        return None
+    return read
+
+
 # The scanner's value kinds, by the names of schema.FLAT_TYPE_ADMITS (the one type table).
 cdef dict _VALUE_KIND_BITS = {
     "string": 1 << V_STR,
@@ -671,6 +810,14 @@ cdef object _value(Member* m):
     if m.kind == V_FALSE:
         return False
     return None
+
+
+cdef const char* _utf8(str text, Py_ssize_t* n) except? NULL:
+    """The UTF-8 of a str; NULL when it has lone surrogates (the Python encoder refuses them)."""
+    try:
+        return PyUnicode_AsUTF8AndSize(text, n)
+    except UnicodeError:
+        return NULL
 
 
 cdef inline Py_ssize_t _put(char* out, const char* text, Py_ssize_t n) noexcept nogil:
@@ -744,6 +891,39 @@ cdef bint _short_decimal(double value, char* digits, int* count, int* point) noe
     return True
 
 
+DEF DOUBLE_EXACT_BITS = 53  # every integer below 2**53 is a double
+
+
+cdef bint _round_trip_decimal(double value, char* digits, int* count, int* point) noexcept nogil:
+    """The digits of the decimal of at most 15 significant digits that reads as |value|, if one does.
+
+    They are then repr's shortest round-trip digits: two decimals of 15 digits or fewer never read
+    as the same double (DBL_DIG), and repr's are never longer. The candidate is |value| scaled to
+    15 digits and rounded; it reads as the double when dividing (or multiplying) it by an exact
+    power of ten, correctly rounded as reading a decimal is, gives |value| back. ``value ==
+    0.<digits> x 10**point``; False when no such decimal was found (repr decides).
+    """
+    cdef double magnitude = fabs(value)
+    cdef int scale = MAX_SHORT_DIGITS - 1 - <int>floor(log10(magnitude))  # 15 digits before the point
+    cdef long long whole
+    if scale > MAX_EXACT_POWER or scale < -MAX_EXACT_POWER:
+        return False
+    cdef long long limit = (<long long>1) << DOUBLE_EXACT_BITS
+    if scale >= 0:
+        whole = llround(magnitude * EXACT_POWERS_OF_TEN[scale])
+        if whole <= 0 or whole >= limit or <double>whole / EXACT_POWERS_OF_TEN[scale] != magnitude:
+            return False
+    else:
+        whole = llround(magnitude / EXACT_POWERS_OF_TEN[-scale])
+        if whole <= 0 or whole >= limit or <double>whole * EXACT_POWERS_OF_TEN[-scale] != magnitude:
+            return False
+    count[0] = <int>_decimal(<unsigned long long>whole, digits)
+    point[0] = count[0] - scale
+    while digits[count[0] - 1] == 48:  # trailing zeros
+        count[0] -= 1
+    return count[0] <= MAX_SHORT_DIGITS
+
+
 cdef Py_ssize_t _number_text(double value, char* out) except -1:
     """Write a double as ECMAScript's Number::toString does, into out (at most 32 bytes).
 
@@ -765,7 +945,7 @@ cdef Py_ssize_t _number_text(double value, char* out) except -1:
         return _put(out, "Infinity", 8) if value > 0 else _put(out, "-Infinity", 9)
     if value == 0:
         return _put(out, "0", 1)
-    if _short_decimal(value, digits, &count, &point):
+    if _short_decimal(value, digits, &count, &point) or _round_trip_decimal(value, digits, &count, &point):
         if value < 0:
             out[0] = 45
             n = 1
@@ -883,9 +1063,19 @@ cdef class Engine:
     cdef int _route_count
     cdef const char* _method_text[MAX_ROUTES]
     cdef Py_ssize_t _method_len[MAX_ROUTES]
+    cdef int _route_kind[MAX_ROUTES]
+    cdef const char* _answer_text[MAX_ROUTES]  # R_CONST: the bytes after the id
+    cdef Py_ssize_t _answer_len[MAX_ROUTES]
+    cdef object _catalogue
     cdef list _tools
     cdef object _tool_lookup
-    cdef object _catalogue
+    cdef object _resources    # the catalogue's resources by uri
+    cdef dict _direct_reads   # uri -> _Read: the resources C reads itself
+    cdef list _read_table     # the same _Read objects when they are few; their uris are in the C arrays below
+    cdef int _read_count
+    cdef const char* _read_uri[MAX_LISTED_READS]
+    cdef Py_ssize_t _read_uri_len[MAX_LISTED_READS]
+    cdef list _template_reads  # _Read per template, in order; None unless C reads them all
     cdef object _modern            # the catalogue's 2026-07-28 side, or None
     cdef list _modern_table        # its routes, as _Route objects (constant answers and tools/call)
     cdef int _modern_count
@@ -923,7 +1113,6 @@ cdef class Engine:
     def __init__(self, catalogue, Py_ssize_t max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be at least 1")
-        self._routes = catalogue.routes
         self._max = max_message_bytes
         self._skipping = False
         self._skipped_blank = True
@@ -942,10 +1131,11 @@ cdef class Engine:
         catalogue.on_refresh.append(self.refresh)
 
     def refresh(self):
-        """Read the catalogue's routes and plain tools again (after the app changed them)."""
+        """Read the catalogue's routes, plain tools, resources and templates again (after the app changed them)."""
         catalogue = self._catalogue
-        self._route_table = []
-        self._tools = []
+        self._routes = catalogue.routes
+        route_table = []
+        tools = []
         cdef _Route route
         cdef int i
         # Without a handshake era, no line has a legacy answer: the line rules judge each one.
@@ -964,12 +1154,17 @@ cdef class Engine:
                 route.handler = target
             else:
                 route.kind = R_OTHER
-            self._route_table.append(route)
+            route_table.append(route)
+        self._route_table = route_table
         self._route_count = min(len(self._route_table), MAX_ROUTES)
         for i in range(self._route_count):  # more routes than that: the slow path serves the rest
             route = self._route_table[i]
             self._method_text[i] = PyBytes_AS_STRING(route.method)
             self._method_len[i] = PyBytes_GET_SIZE(route.method)
+            self._route_kind[i] = route.kind
+            if route.kind == R_CONST:
+                self._answer_text[i] = PyBytes_AS_STRING(route.answer)
+                self._answer_len[i] = PyBytes_GET_SIZE(route.answer)
         self._tool_lookup = catalogue.tools
         self._modern = catalogue.modern
         self._modern_table = []
@@ -1017,7 +1212,22 @@ cdef class Engine:
                 fast.field_keys.append(field)
                 fast.admits[i] = _ADMITS[kind]
                 fast.required[i] = required
-            self._tools.append(fast)
+            tools.append(fast)
+        self._tools = tools
+        self._resources = catalogue.resources
+        direct_reads = {uri: _read_of(resource, False) for uri, resource in catalogue.resources.items()
+                        if resource.direct}
+        self._direct_reads = {uri: read for uri, read in direct_reads.items() if read is not None}
+        self._read_table = list(self._direct_reads.values()) if len(self._direct_reads) <= MAX_LISTED_READS else []
+        self._read_count = len(self._read_table)
+        cdef _Read read
+        for i in range(self._read_count):
+            read = self._read_table[i]
+            self._read_uri[i] = PyBytes_AS_STRING(read.uri)
+            self._read_uri_len[i] = PyBytes_GET_SIZE(read.uri)
+        templates = list(catalogue.templates.values())
+        template_reads = [_read_of(template, True) if template.direct else None for template in templates]
+        self._template_reads = None if None in template_reads else template_reads
 
     @property
     def initialized(self):
@@ -1054,13 +1264,15 @@ cdef class Engine:
     cdef inline int _emit_bytes(self, bytes data) except -1:
         return self._emit(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
-    cdef int _emit_answer(self, const char* rid, Py_ssize_t rid_len, bytes tail) except -1:
+    cdef inline int _emit_answer(self, const char* rid, Py_ssize_t rid_len, bytes tail) except -1:
+        return self._emit_answer_text(rid, rid_len, PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail))
+
+    cdef int _emit_answer_text(self, const char* rid, Py_ssize_t rid_len, const char* tail, Py_ssize_t rest) except -1:
         cdef Py_ssize_t head = PyBytes_GET_SIZE(_HEAD)
-        cdef Py_ssize_t rest = PyBytes_GET_SIZE(tail)
         cdef char* out = self._room(head + rid_len + rest)
         memcpy(out, PyBytes_AS_STRING(_HEAD), head)
         memcpy(out + head, rid, rid_len)
-        memcpy(out + head + rid_len, PyBytes_AS_STRING(tail), rest)
+        memcpy(out + head + rid_len, tail, rest)
         self._out_len += head + rid_len + rest
         return 0
 
@@ -1110,11 +1322,8 @@ cdef class Engine:
         cdef long long integer
         kind = type(value)
         if kind is str:
-            try:
-                text = PyUnicode_AsUTF8AndSize(value, &n)
-            except UnicodeError:
-                return 0  # lone surrogates: the Python encoder refuses them
-            if not _escape_free(<const unsigned char*>text, n):
+            text = _utf8(value, &n)
+            if text == NULL or not _escape_free(<const unsigned char*>text, n):
                 return 0
             self._emit_text(rid, rid_len, text, n, modern)
             return 1
@@ -1432,22 +1641,103 @@ cdef class Engine:
                 return 0
             self._emit_answer(id_text, id_len, _METHOD_NOT_FOUND_TAIL)
             return 1
-        cdef _Route route = self._route_table[found]
-        if route.kind == R_CONST:
-            if params_count > 0:
-                return 0
-            self._emit_answer(id_text, id_len, route.answer)
+        cdef int kind = self._route_kind[found]
+        if kind == R_CONST:
+            # Whatever else params holds, the answer is the same (a request carrying _meta is
+            # left to the line rules).
+            for i in range(params_count):
+                if _same(params[i].key, params[i].key_len, "_meta", 5):
+                    return 0
+            self._emit_answer_text(id_text, id_len, self._answer_text[found], self._answer_len[found])
             return 1
-        if route.kind == R_TOOLS_CALL and params_count >= 0:
+        if kind == R_TOOLS_CALL and params_count >= 0:
             return self._fast_call(id_text, id_len, params, params_count, arguments, arguments_count, False)
-        if route.kind == R_READ and params_count == 1 and params[0].kind == V_STR \
+        if kind == R_READ and params_count == 1 and params[0].kind == V_STR \
                 and _same(params[0].key, params[0].key_len, "uri", 3):
-            pause = self._rules.handle(
-                PyBytes_FromStringAndSize(id_text, id_len), route.name, route.handler, {"uri": _value(&params[0])}
-            )
+            return self._fast_read(id_text, id_len, &params[0], self._route_table[found])
+        return 0
+
+    cdef int _fast_read(self, const char* rid, Py_ssize_t rid_len, Member* uri_member, _Route route) except -1:
+        """Answer ``resources/read`` of a uri; the catalogue's handler reads what C does not."""
+        cdef _Read read = None
+        cdef int i
+        uri = None
+        values = None
+        if self._read_count:
+            for i in range(self._read_count):
+                if _same(uri_member.val, uri_member.val_len, self._read_uri[i], self._read_uri_len[i]):
+                    read = self._read_table[i]
+                    break
+        if read is None:
+            uri = _value(uri_member)
+            if not self._read_count:
+                read = self._direct_reads.get(uri)
+        if read is None and self._template_reads is not None and uri not in self._resources:
+            for candidate in self._template_reads:
+                values = (<_Read>candidate).match(uri)
+                if values is not None:
+                    read = <_Read>candidate
+                    break
+        if read is None:  # read later (async or with a Context), or not found: the handler says
+            pause = self._rules.handle(PyBytes_FromStringAndSize(rid, rid_len), route.name, route.handler, {"uri": uri})
             self._take_rules_out()
             return 2 if pause else 1
-        return 0
+        self._due()
+        try:
+            data = read.func() if values is None else read.func(**values)
+            if not self._emit_contents(rid, rid_len, read, uri_member, data):
+                self._emit_result(rid, rid_len, read.resource.body(_value(uri_member) if uri is None else uri, data))
+        except HANDLER_FAULTS as error:
+            self._emit_answer(rid, rid_len, failure_tail(route.name, error))
+        return 1
+
+    cdef int _emit_contents(self, const char* rid, Py_ssize_t rid_len, _Read read, Member* uri_member,
+                            object data) except -1:
+        """The answer of a read, when C writes what it read (a ``str`` or ``bytes``): 1 if written.
+
+        The same bytes as :meth:`~shipcode_mcp.handlers.Resource.body`: text escaped as orjson
+        escapes it, bytes in base64.
+        """
+        cdef const char* text
+        cdef Py_ssize_t n = 0
+        cdef Py_ssize_t size
+        cdef bytes opening
+        kind = type(data)
+        if kind is str:
+            text = _utf8(data, &n)
+            if text == NULL:
+                return 0
+            size = _escaped_size(<const unsigned char*>text, n)
+            opening = read.text_open
+        elif kind is bytes:
+            text = PyBytes_AS_STRING(data)
+            n = PyBytes_GET_SIZE(data)
+            size = (n + 2) // 3 * 4
+            opening = read.blob_open
+        else:
+            return 0
+        cdef Py_ssize_t head = PyBytes_GET_SIZE(_HEAD)
+        cdef Py_ssize_t open_len = PyBytes_GET_SIZE(opening)
+        cdef Py_ssize_t closing = PyBytes_GET_SIZE(read.close)
+        cdef Py_ssize_t read_head = PyBytes_GET_SIZE(read.head)
+        # A template's answer has the request's uri, a plain string as the line has it, quotes included.
+        cdef Py_ssize_t uri_len = 0 if read.match is None else uri_member.val_len + 2
+        cdef Py_ssize_t total = head + rid_len + read_head + uri_len + open_len + size + closing
+        cdef char* out = self._room(total)
+        out += _put(out, PyBytes_AS_STRING(_HEAD), head)
+        out += _put(out, rid, rid_len)
+        out += _put(out, PyBytes_AS_STRING(read.head), read_head)
+        out += _put(out, <const char*>uri_member.val - 1, uri_len)
+        out += _put(out, PyBytes_AS_STRING(opening), open_len)
+        if kind is bytes:
+            out = _write_base64(out, <const unsigned char*>text, n)
+        elif size == n:
+            out += _put(out, text, n)
+        else:
+            out = _write_escaped(out, <const unsigned char*>text, n)
+        memcpy(out, PyBytes_AS_STRING(read.close), closing)
+        self._out_len += total
+        return 1
 
     cdef int _fast_modern(self, const char* rid, Py_ssize_t rid_len, Member* method, Meta* meta,
                           Member* params, int params_count, Member* arguments, int arguments_count) except -1:

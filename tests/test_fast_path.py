@@ -8,6 +8,7 @@ bug shared by both paths cannot pass as agreement.
 
 from __future__ import annotations
 
+import base64
 import math
 import random
 import struct
@@ -15,7 +16,8 @@ import struct
 import orjson
 import pytest
 from oracle import predict
-from wire import default_catalogue, engine
+from wire import HEAD, default_catalogue, engine, error, request, result, text
+from wire import read as wire_read
 
 from shipcode_mcp import Server
 from shipcode_mcp.jsontext import number_text
@@ -430,6 +432,20 @@ def test_number_results(user_both) -> None:
     assert user_both(data) == expected
 
 
+def test_short_decimal_results(user_both) -> None:
+    """Doubles read from decimals of at most 17 digits, from 1e-30 to 1e30: most are not short in binary."""
+    rng = random.Random(13)
+    values = [7.01, 0.1, 0.3, 1.1, 123.456, 56.25, 1e-7, 1.5e-8, 9.999999999999999e22, 1e23, 123456789012345.6,
+              999999999999999.9, 0.000123, 5e-324]
+    for _ in range(6000):
+        digits = rng.randint(1, 17)
+        values.append(float(f"{rng.randint(1, 10**digits)}e{rng.randint(-30, 30) - digits}"))
+        values.append(rng.randint(0, 10**6) + float(f"{rng.randint(1, 999)}e-{rng.randint(1, 4)}"))
+    data = b"".join(call("value", f'{{"kind":"number","number":{value!r}}}', i) for i, value in enumerate(values))
+    expected = b"".join(text_answer(i, f'"{number_text(value)}"') for i, value in enumerate(values))
+    assert user_both(data) == expected
+
+
 COMMON_LINES = [
     '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     '{"method":"ping","jsonrpc":"2.0","id":"a"}',
@@ -443,19 +459,267 @@ COMMON_LINES = [
 ]
 
 
-def test_common_lines_never_reach_the_line_rules(monkeypatch) -> None:
-    """The fast path answers the common shapes itself (keys at the end of a line included)."""
+@pytest.fixture
+def reached(monkeypatch) -> list:
+    """What reaches the line rules from now on: each line they judge, each request they hand to a handler."""
     from shipcode_mcp.lines import LineRules
 
-    reached = []
-    line_rules = LineRules.line
+    seen: list = []
+    line, handle = LineRules.line, LineRules.handle
+    monkeypatch.setattr(LineRules, "line", lambda self, data: seen.append(data) or line(self, data))
+    monkeypatch.setattr(LineRules, "handle", lambda self, *args: seen.append(args[1]) or handle(self, *args))
+    return seen
 
-    def line(self, data: bytes) -> bool:
-        reached.append(data)
-        return line_rules(self, data)
 
-    monkeypatch.setattr(LineRules, "line", line)
+def test_common_lines_never_reach_the_line_rules(reached) -> None:
+    """The fast path answers the common shapes itself (keys at the end of a line included)."""
     served = engine("compiled").Engine(default_catalogue())
     data = "".join(line + "\n" for line in COMMON_LINES).encode()
     assert served.feed(data) == predict(data)
     assert reached == []
+
+
+# -- lists and resource reads ---------------------------------------------------------------------------------------
+
+reads_app = Server("reads", version="2.0.0")
+ESCAPES = "".join(chr(code) for code in range(128)) + "\u2028\u2029é日😀"
+
+
+@reads_app.prompt
+def greet() -> str:
+    """Say hello."""
+    return "Hello!"
+
+
+reads_app.resource("text://plain", name="plain")(lambda: "plain text")
+reads_app.resource("text://escapes", mime_type="application/json")(lambda: ESCAPES)
+reads_app.resource("text://empty")(lambda: "")
+reads_app.resource("text://é")(lambda: "déjà")
+reads_app.resource('text://a"b')(lambda: "quoted uri")
+reads_app.resource("blob://fixed", mime_type="application/octet-stream")(lambda: bytes(range(256)))
+reads_app.resource("odd://subclass")(lambda: type("Text", (str,), {})("a subclass"))
+reads_app.resource("odd://bytearray")(lambda: bytearray(b"\x00\x01\xfe"))
+reads_app.resource("odd://memoryview")(lambda: memoryview(b"view"))
+reads_app.resource("fail://number")(lambda: 42)
+reads_app.resource("fail://surrogate")(lambda: "a\ud800")
+
+
+@reads_app.resource("fail://rpc")
+def refused() -> str:
+    from shipcode_mcp import RpcError
+
+    raise RpcError(-32001, "Refused")
+
+
+@reads_app.resource("fail://error")
+def broken() -> str:
+    raise ValueError("broken")
+
+
+@reads_app.resource("chars://{code}/{at}")
+def chars(code: str, at: str) -> str:
+    """One character (by code point) after ``at`` letters, in 70 letters."""
+    return "a" * int(at) + chr(int(code)) + "b" * (70 - int(at))
+
+
+@reads_app.resource("blob://{size}", mime_type="application/octet-stream")
+def blob(size: str) -> bytes:
+    return bytes(range(256))[: int(size)]
+
+
+@reads_app.resource("pair://{a}/{b}")
+def pair(a: str, b: str) -> str:
+    return f"{a}+{b}"
+
+
+def contents(uri: str, mime_type: str, data: object) -> bytes:
+    """A ``resources/read`` result body, as the contract writes it."""
+    if isinstance(data, str):
+        entry = {"uri": uri, "mimeType": mime_type, "text": data}
+    else:
+        entry = {"uri": uri, "mimeType": mime_type, "blob": base64.b64encode(data).decode()}
+    return b'{"contents":[' + orjson.dumps(entry) + b"]}"
+
+
+READS = [
+    ("text://plain", contents("text://plain", "text/plain", "plain text")),
+    ("text://escapes", contents("text://escapes", "application/json", ESCAPES)),
+    ("text://empty", contents("text://empty", "text/plain", "")),
+    ("text://é", contents("text://é", "text/plain", "déjà")),
+    ('text://a"b', contents('text://a"b', "text/plain", "quoted uri")),
+    ("blob://fixed", contents("blob://fixed", "application/octet-stream", bytes(range(256)))),
+    ("odd://subclass", contents("odd://subclass", "text/plain", "a subclass")),
+    ("odd://bytearray", contents("odd://bytearray", "text/plain", b"\x00\x01\xfe")),
+    ("odd://memoryview", contents("odd://memoryview", "text/plain", b"view")),
+    ("pair://x/y", contents("pair://x/y", "text/plain", "x+y")),
+    ("pair://日本/😀", contents("pair://日本/😀", "text/plain", "日本+😀")),
+    *[(f"blob://{size}", contents(f"blob://{size}", "application/octet-stream", bytes(range(size))))
+      for size in (0, 1, 2, 3, 4, 5, 6, 7, 100, 256)],
+]
+FAILED_READS = [
+    ("fail://number", -32603, "Internal error"),
+    ("fail://surrogate", -32603, "Internal error"),
+    ("fail://error", -32603, "Internal error"),
+    ("fail://rpc", -32001, "Refused"),
+    ("nope://x", -32002, "Resource not found"),
+    ("pair://x/y/z", -32002, "Resource not found"),
+    ("pair://x/", -32002, "Resource not found"),
+]
+
+
+@pytest.fixture
+def reads_both():
+    """Feed the reads app to both engines (fresh ones each time); their answers must agree."""
+
+    def both(data: bytes, app: Server = reads_app) -> bytes:
+        outs = []
+        for name in ("compiled", "pure"):
+            served = engine(name).Engine(app.catalogue())
+            outs.append(served.feed(data) + served.finish())
+        assert outs[0] == outs[1]
+        return outs[0]
+
+    return both
+
+
+def test_reads(reads_both) -> None:
+    """Static resources and templates, text (escaped as orjson escapes it) and blobs (base64, every padding)."""
+    data = b"".join(wire_read(uri, i) for i, (uri, _) in enumerate(READS))
+    assert reads_both(data) == b"".join(result(body, i) for i, (_, body) in enumerate(READS))
+
+
+def test_failed_reads(reads_both) -> None:
+    data = b"".join(wire_read(uri, i) for i, (uri, _, _) in enumerate(FAILED_READS))
+    expected = b"".join(error(code, message, i) for i, (_, code, message) in enumerate(FAILED_READS))
+    assert reads_both(data) == expected
+
+
+def test_reads_with_a_byte_to_escape_at_every_position(reads_both) -> None:
+    cases = [(code, at) for code in (1, 9, 31, 34, 92, 127, 233, 8232, 128512) for at in range(71)]
+    data = b"".join(wire_read(f"chars://{code}/{at}", i) for i, (code, at) in enumerate(cases))
+    expected = b"".join(
+        result(contents(f"chars://{code}/{at}", "text/plain", "a" * at + chr(code) + "b" * (70 - at)), i)
+        for i, (code, at) in enumerate(cases)
+    )
+    assert reads_both(data) == expected
+
+
+LIST_METHODS = ["initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list"]
+LIST_PARAMS = [
+    "",
+    ',"params":{}',
+    ',"params":{"cursor":"abc"}',
+    ',"params":{"cursor":"abc","limit":3,"deep":{"a":1}}',
+    ',"params":{"_meta":{"progressToken":1}}',
+    ',"params":[]',
+    ',"params":null',
+    ',"params":{"cursor":"a\\"b"}',
+]
+
+
+def test_lists_with_any_params(reads_both) -> None:
+    """A constant answer (a list's, ping's) is the same whatever the params object holds."""
+    catalogue = reads_app.catalogue()
+    methods = [method for method in LIST_METHODS if type(catalogue.routes[method]) is bytes]
+    assert set(LIST_METHODS) - set(methods) <= {"initialize"}  # initialize may remember the client
+    lines = []
+    expected = []
+    for i, (method, params) in enumerate((m, p) for m in methods for p in LIST_PARAMS):
+        lines.append(f'{{"jsonrpc":"2.0","id":{i},"method":"{method}"{params}}}\n'.encode())
+        if params in (',"params":[]', ',"params":null'):
+            expected.append(error(-32602, "Invalid params", i) if params.endswith("[]") else INVALID_REQUEST % i)
+        else:
+            expected.append(HEAD + b"%d" % i + catalogue.routes[method])
+    assert reads_both(b"".join(lines)) == b"".join(expected)
+
+
+INVALID_REQUEST = HEAD + b'%d,"error":{"code":-32600,"message":"Invalid Request"}}\n'
+
+
+changed_app = Server("changed", version="3.0.0")
+
+
+@changed_app.tool()
+def echo(text: str) -> str:
+    """Echo it twice."""
+    return text * 2
+
+
+changed_app.resource("text://plain", name="plain")(lambda: "changed text")
+changed_app.resource("blob://{size}")(lambda size: b"#" * int(size))
+
+
+def test_a_catalogue_changed_while_serving(reads_both) -> None:
+    """After ``refresh()``, both engines serve the catalogue as it is now: lists, tools and reads."""
+    data = (
+        request("tools/list", rid=1)
+        + request("resources/list", rid=2)
+        + request("resources/templates/list", rid=3)
+        + call("echo", '{"text":"ab"}', 4)
+        + wire_read("text://plain", rid=5)
+        + wire_read("text://empty", rid=6)
+        + wire_read("blob://3", rid=7)
+    )
+    outs = []
+    for name in ("compiled", "pure"):
+        catalogue = reads_app.catalogue()
+        served = engine(name).Engine(catalogue)
+        first = served.feed(data)
+        now = changed_app.catalogue()
+        for part in ("tools", "fast_tools", "invalid_arguments", "resources", "templates"):
+            setattr(catalogue, part, getattr(now, part))
+        for method, target in now.routes.items():
+            if type(target) is bytes:
+                catalogue.routes[method] = target
+        served.refresh()
+        outs.append((first, served.feed(data) + served.finish()))
+    assert outs[0] == outs[1]
+    assert outs[0][0] == reads_both(data)
+    assert outs[0][1] == reads_both(data, changed_app) == (
+        b"".join(HEAD + b"%d" % i + now.routes[method] for i, method in
+                 enumerate(("tools/list", "resources/list", "resources/templates/list"), 1))
+        + text("abab", 4)
+        + result(contents("text://plain", "text/plain", "changed text"), 5)
+        + error(-32002, "Resource not found", 6)
+        + result(contents("blob://3", "text/plain", b"###"), 7)
+    )
+
+
+LIST_AND_READ_LINES = [
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"cursor":"abc"}}',
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}',
+    '{"jsonrpc":"2.0","id":4,"method":"resources/list","params":{"cursor":"abc"}}',
+    '{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}',
+    '{"jsonrpc":"2.0","id":6,"method":"prompts/list"}',
+    '{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"text://escapes"}}',
+    '{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"blob://fixed"}}',
+    '{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"pair://x/y"}}',
+    '{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"blob://7"}}',
+    '{"jsonrpc":"2.0","id":11,"method":"resources/read","params":{"uri":"fail://rpc"}}',
+]
+
+
+def test_lists_and_reads_never_reach_the_line_rules(reached) -> None:
+    """The fast path answers lists and reads of direct resources and templates itself: no line rule runs."""
+    data = "".join(line + "\n" for line in LIST_AND_READ_LINES).encode()
+    answers = engine("compiled").Engine(reads_app.catalogue()).feed(data)
+    assert reached == []
+    assert answers == engine("pure").Engine(reads_app.catalogue()).feed(data)
+
+
+many_app = Server("many")
+for _number in range(40):
+    many_app.resource(f"many://{_number}")(lambda number=_number: f"resource {number}")
+
+
+def test_reads_of_many_resources(reached) -> None:
+    """With more resources than the fast path compares one by one, it finds them by uri all the same."""
+    uris = [f"many://{number}" for number in (0, 17, 39, 31, 32)]
+    data = b"".join(wire_read(uri, i) for i, uri in enumerate(uris))
+    answers = engine("compiled").Engine(many_app.catalogue()).feed(data)
+    assert reached == []
+    assert answers == b"".join(
+        result(contents(uri, "text/plain", f"resource {uri[7:]}"), i) for i, uri in enumerate(uris)
+    )
+    assert engine("pure").Engine(many_app.catalogue()).feed(data) == answers

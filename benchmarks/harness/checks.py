@@ -7,7 +7,7 @@ import math
 import orjson
 
 from .common import PROTOCOL
-from .workloads import INIT_EXPECTED, TOOLS_RESULT
+from .workloads import INIT_EXPECTED, RESOURCES_RESULT, TOOLS_RESULT
 
 
 def norm_tools(result):
@@ -21,6 +21,13 @@ def norm_tools(result):
 
 CANON_TOOLS = norm_tools(orjson.loads(TOOLS_RESULT))
 CANON_READ = [("file:///hello.txt", "text/plain", "Hello, world!")]
+
+
+def norm_resources(result):
+    return [(r.get("uri"), r.get("name"), r.get("mimeType")) for r in result["resources"]]
+
+
+CANON_RESOURCES = norm_resources(orjson.loads(RESOURCES_RESULT))
 
 
 def norm_read(result):
@@ -58,6 +65,8 @@ class Expect:
                 return None if math.isclose(got, value, rel_tol=1e-12) else f"add gave {items[0][1]!r}, want {value!r}"
             if kind == "list":
                 return None if norm_tools(result) == self.tools else "tools/list differs"
+            if kind == "rlist":
+                return None if norm_resources(result) == CANON_RESOURCES else "resources/list differs"
             if kind == "read":
                 return None if norm_read(result) == self.read else "resources/read differs"
             if kind == "sleep":

@@ -85,7 +85,19 @@ MODES = {
 }
 # Smoke run sizes. ping and mix are also the fast-path guard (compiled >= 2x pure), so their runs are long
 # enough to time: ~30 ms (ping) and ~50 ms (mix) for the compiled engine, several times that for the pure one.
-SMOKE_N = {"ping": 300_000, "add": 700, "echo100": 700, "echo64k": 40, "tools/list": 300, "mix": 60_000}
+SMOKE_N = {
+    "ping": 300_000,
+    "add": 700,
+    "echo100": 700,
+    "echo64k": 40,
+    "tools/list": 300,
+    "resources/list": 300,
+    "resources/read": 300,
+    "add-decimals": 700,
+    "mix": 60_000,
+    "add@2026": 700,
+    "echo100@2026": 700,
+}
 GUARD_WORKLOADS = ("ping", "mix")
 SMOKE_PARALLEL_N = 1000  # per session: parallel sessions are checked for correctness only
 SMOKE_ECHO_N = {10: 300, 65536: 20, 1 << 20: 3}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .checks import Expect
 from .common import HERE, NODE_DIR, ROOT, log, run_quiet
-from .workloads import NEEDS, SLOW
+from .workloads import MODERN, NEEDS, SLOW
 
 #: Variables the built-in servers run without, whatever the environment says.
 VARIANT_VARS = (
@@ -98,6 +98,19 @@ def builtin_specs() -> list:
             label="shipcode-mcp pure",
             slow_argv=ship_slow,
         ),
+        *(
+            Spec(
+                f"{engine}-2026",
+                ship + ["--protocol-versions", "2026-07-28,2025-06-18"],
+                "exact",
+                "shipcode",
+                env=env,
+                only=("add", "echo100", "add" + MODERN, "echo100" + MODERN),
+                label=f"shipcode-mcp {engine}, 2026-07-28 too",
+                expect=Expect(supports=("echo", "add", "read", "2026-07-28")),
+            )
+            for engine, env in (("compiled", {}), ("pure", {"SHIPCODE_MCP_NO_EXTENSIONS": "1"}))
+        ),
         Spec(
             "compiled-unbuffered",
             ship,
@@ -154,6 +167,8 @@ def builtin_specs() -> list:
 
 QUICK_SERVERS = [
     "compiled",
+    "compiled-2026",
+    "pure-2026",
     "compiled-unbuffered",
     "pure",
     "naive",
@@ -163,7 +178,7 @@ QUICK_SERVERS = [
     "sdk-fastmcp",
     "ts-sdk",
 ]
-SMOKE_SERVERS = ["compiled", "pure"]
+SMOKE_SERVERS = ["compiled", "pure", "compiled-2026", "pure-2026"]
 
 
 def custom_label(cmd: str, taken: set) -> str:

@@ -8,16 +8,28 @@ is not met.
 from __future__ import annotations
 
 from .fmt import med
-from .workloads import WORKLOADS
+from .workloads import MODERN, WORKLOADS
 
 #: The groups of targets, in report order. ``engines`` is the fast-path guard: the compiled engine at least
 #: twice the pure one on ping and mix, measured side by side in the same run. ``floor``: the compiled engine's
 #: throughput against ``cat`` over the same pipes. ``slow``: pipelined calls to an async tool that awaits
-#: 20 ms, shipcode-mcp's wall time against the TypeScript SDK's.
-GROUPS = ("engines", "floor", "naive", "peers", "unbuffered", "memory", "latency", "slow")
+#: 20 ms, shipcode-mcp's wall time against the TypeScript SDK's. ``eras``: the same tool calls with the
+#: ``_meta`` of 2026-07-28 against without, on one server that speaks both.
+GROUPS = ("engines", "floor", "eras", "naive", "peers", "unbuffered", "memory", "latency", "slow")
 
 #: compiled / cat throughput goals per workload.
-CAT_GOALS = {"ping": 0.5, "add": 0.2, "echo100": 0.5, "echo64k": 0.9, "mix": 0.25}
+CAT_GOALS = {
+    "ping": 0.5,
+    "add": 0.2,
+    "echo100": 0.5,
+    "echo64k": 0.9,
+    "tools/list": 0.25,
+    "resources/list": 0.25,
+    "resources/read": 0.25,
+    "add-decimals": 0.2,
+    "mix": 0.25,
+}
+MODERN_GOAL = 0.8  # compiled: a 2026-07-28 tool call / the same legacy call, requests per second
 PURE_MIX_GOAL = 0.7  # pure / the chunked naive loop, on the mix
 STARTUP_GOAL = 1.15  # compiled / the naive loop: spawn to the initialize answer
 REST_RSS_GOAL = 1.1  # compiled / the naive loop: peak RSS of a ping-pong session
@@ -72,6 +84,16 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
         add("engines", f"{wl}: compiled / pure", div(rps(wl, "compiled"), rps(wl, "pure")), ">=", 2.0)
     for wl, goal in CAT_GOALS.items():
         add("floor", f"{WORKLOADS[wl]}: compiled / cat", div(rps(wl, "compiled"), rps(wl, "cat")), ">=", goal)
+    for wl in ("add", "echo100"):
+        for engine in ("compiled", "pure"):
+            server = f"{engine}-2026"
+            add(
+                "eras",
+                f"{WORKLOADS[wl]}: 2026-07-28 / legacy, {engine}",
+                div(rps(wl + MODERN, server), rps(wl, server)),
+                ">=" if engine == "compiled" else "info",
+                MODERN_GOAL,
+            )
     for wl in ("ping", "mix"):
         add(
             "naive",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .protocol import RpcError
+from ._log import log_exception
+from .protocol import INTERNAL_ERROR_TAIL, RpcError
 
 __all__ = ["HANDLER_FAULTS", "ClientError", "RpcError", "ToolError"]
 
@@ -27,3 +28,16 @@ class ClientError(ToolError):
 #: What a handler may raise and still get an answer (an ``isError`` result for a tool, -32603
 #: for any other handler): a handler cannot stop the server.
 HANDLER_FAULTS = (Exception, SystemExit)
+
+
+def failure_tail(method: str, error: BaseException) -> bytes:
+    """The bytes after the id in the answer to a request whose handler raised ``error`` (call it
+    inside the ``except`` block): an :class:`RpcError` as it says, anything else -32603
+    ``Internal error``, logged with its traceback."""
+    if isinstance(error, RpcError):
+        # A handler raising one shared instance again and again would extend its traceback
+        # (keeping every frame alive) with each answer.
+        error.__traceback__ = None
+        return error.tail
+    log_exception(f"internal error answering {method!r}")
+    return INTERNAL_ERROR_TAIL

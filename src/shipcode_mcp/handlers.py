@@ -288,3 +288,10 @@ class Resource:
         else:
             raise TypeError(f"resource {uri} read {type(data).__name__}, not str or bytes")
         return b'{"contents":[' + dumps(entry) + b"]}"
+
+    @property
+    def direct(self) -> bool:
+        """Whether a read is one call of the function at once, its result written by :meth:`body`:
+        an engine may then make the call and write the result itself."""
+        kind = type(self)
+        return not self.deferred and kind.answer is Resource.answer and kind.body is Resource.body

@@ -13,8 +13,8 @@ from time import monotonic
 from orjson import JSONDecodeError
 from orjson import loads as _loads
 
-from ._log import log, log_exception
-from .errors import HANDLER_FAULTS
+from ._log import log
+from .errors import HANDLER_FAULTS, failure_tail
 from .jsontext import dumps, is_overflow_error, loads_overflowing
 from .mrtr import ASKING_METHODS, InputRequired
 
@@ -187,14 +187,8 @@ class LineRules:
                     return body is PAUSE
         except InputRequired:
             return self._asked(id_bytes, method)
-        except RpcError as error:
-            out += (RESPONSE_HEAD, id_bytes, error.tail)
-            # A handler raising one shared instance again and again would extend its
-            # traceback (keeping every frame alive) with each answer.
-            error.__traceback__ = None
-        except HANDLER_FAULTS:
-            log_exception(f"internal error answering {method!r}")
-            out += (RESPONSE_HEAD, id_bytes, INTERNAL_ERROR_TAIL)
+        except HANDLER_FAULTS as error:
+            out += (RESPONSE_HEAD, id_bytes, failure_tail(method, error))
         else:
             out += (RESPONSE_HEAD, id_bytes, RESULT_MID, body, RESULT_TAIL)
         return False
