@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 #: Seconds between keep-alive comments on a quiet long-lived stream.
 KEEPALIVE_SECONDS = 15.0
 UNSUPPORTED_VERSION = -32022
-#: A refusal before the body is read whole ends the connection: the rest of the body is never read.
+#: Sent with 413 and 408, which come before the body is whole: the connection ends, the rest is never read.
 CLOSE = [(b"connection", b"close")]
 
 
