@@ -25,10 +25,32 @@ def free_port() -> int:
 class HttpServer:
     """``shipcode-mcp APP --http 127.0.0.1:PORT ...`` until stopped."""
 
-    def __init__(self, engine_name: str, *args: str, env: dict[str, str] | None = None, app: str = APP) -> None:
+    def __init__(
+        self,
+        engine_name: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        app: str = APP,
+        factory: str | None = None,
+    ) -> None:
+        """``factory`` (``module:function`` of a module in ``app``'s folder): serve what it builds with
+        ``uvicorn --factory`` instead."""
         self.port = free_port()
+        if factory is None:
+            command = ["-m", "shipcode_mcp", app, "--http", f"127.0.0.1:{self.port}"]
+        else:
+            command = [
+                "-m",
+                "uvicorn",
+                "--factory",
+                "--app-dir",
+                str(Path(app).parent),
+                factory,
+                "--port",
+                str(self.port),
+            ]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "shipcode_mcp", app, "--http", f"127.0.0.1:{self.port}", *args],
+            [sys.executable, *command, *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env={**engine_env(engine_name), **(env or {})},

@@ -112,7 +112,7 @@ def test_accepts_that_pass(accept: str) -> None:
     assert post({**POST_HEADERS, "accept": accept}).status == 200
 
 
-TOO_LARGE = json_reply(413, refusal(-32600, "Payload Too Large: the limit is 100 bytes"))
+TOO_LARGE = json_reply(413, refusal(-32600, "Payload Too Large: the limit is 100 bytes"), ("connection", "close"))
 
 
 def test_a_declared_oversize_body_is_refused_unread() -> None:
@@ -182,3 +182,75 @@ def test_a_body_cut_short_by_the_client_is_dropped_and_the_server_goes_on() -> N
     cut, after = within(scenario())
     assert (cut.status, cut.body) == (None, b"")
     assert after.status == 200
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "gzip, identity"])
+def test_an_encoded_body_is_415(encoding: str) -> None:
+    call = post({**POST_HEADERS, "content-encoding": encoding})
+    assert seen(call) == json_reply(415, refusal(-32600, "Unsupported Media Type: send the body unencoded"))
+
+
+def test_an_identity_encoded_body_is_judged() -> None:
+    assert post({**POST_HEADERS, "content-encoding": " Identity"}).status == 200
+
+
+LATE = json_reply(
+    408, refusal(-32600, "Request Timeout: the body did not arrive within 0.05 s"), ("connection", "close")
+)
+
+
+def test_a_body_that_never_completes_is_refused_at_its_deadline_and_the_app_goes_on() -> None:
+    served = app().http_app(body_timeout=0.05)
+
+    async def scenario() -> tuple[Call, Call]:
+        late = await Call(served, "POST", headers=POST_HEADERS, pieces=[INIT[:20]], open_ended=True).finish()
+        return late, await http(served, "POST", INIT, POST_HEADERS)
+
+    late, after = within(scenario())
+    assert (seen(late), late.received) == (LATE, 1)
+    assert after.status == 200
+    assert served.deadlines.reading == {} and served.deadlines.late == set()
+
+
+async def started_reading(served) -> Call:
+    """A POST whose body never completes, once the app has read its first piece."""
+    reading = Call(served, "POST", headers=POST_HEADERS, pieces=[INIT[:20]], open_ended=True).start()
+    while reading.received < 1:
+        await asyncio.sleep(0)
+    return reading
+
+
+def test_a_reading_cancelled_from_outside_stays_cancelled() -> None:
+    served = app().http_app(body_timeout=60)
+
+    async def scenario() -> Call:
+        reading = await started_reading(served)
+        reading.task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading.task
+        return reading
+
+    reading = within(scenario())
+    assert (reading.status, served.deadlines.reading) == (None, {})
+
+
+def test_a_reading_cancelled_both_from_outside_and_by_its_deadline_stays_cancelled() -> None:
+    served = app().http_app(body_timeout=60)
+
+    async def scenario() -> Call:
+        reading = await started_reading(served)
+        deadlines = served.deadlines
+        deadlines.reading = dict.fromkeys(deadlines.reading, 0.0)  # every deadline already passed
+        deadlines._sweep()
+        reading.task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading.task
+        return reading
+
+    reading = within(scenario())
+    assert (reading.status, served.deadlines.late) == (None, set())
+
+
+def test_the_body_timeout_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="body_timeout must be more than 0 seconds"):
+        app().http_app(body_timeout=0)

@@ -132,7 +132,13 @@ def test_without_uvicorn_http_is_a_clear_error(engine_name: str, tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    "args", [["--processes", "2"], ["--allowed-hosts", "a.example"], ["--allowed-origins", "http://a"]]
+    "args",
+    [
+        ["--processes", "2"],
+        ["--allowed-hosts", "a.example"],
+        ["--allowed-origins", "http://a"],
+        ["--body-timeout", "5"],
+    ],
 )
 def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     done = subprocess.run(
@@ -144,7 +150,7 @@ def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     )
     assert (done.returncode, done.stderr) == (
         2,
-        b"shipcode-mcp: error: --processes, --allowed-hosts and --allowed-origins need --http\n",
+        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins and --body-timeout need --http\n",
     )
 
 

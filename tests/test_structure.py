@@ -116,9 +116,10 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
     "__main__ __init__ cli target defaults app transports transports.http transports.http.asgi transports.http.posts "
-    "transports.http.auth transports.http.sessions transports.http.served transports.http.exchange "
-    "transports.http.headers transports.http.guard transports.http.replies transports.http.serve "
-    "folder transports.stdio transports.scheduler transports.signals transports.workers limits _engine _engine_py "
+    "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.served "
+    "transports.http.exchange transports.http.headers transports.http.guard transports.http.replies "
+    "transports.http.serve folder transports.stdio transports.scheduler transports.signals transports.workers limits "
+    "_engine _engine_py "
     "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate schema results "
     "errors protocol "
     "jsontext _log _version"

@@ -53,6 +53,16 @@ def _seconds(text: str) -> float:
 _seconds.__name__ = "number of seconds"
 
 
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if not value > 0:
+        raise ValueError(text)
+    return value
+
+
+_positive_seconds.__name__ = "positive number of seconds"
+
+
 def _address(text: str) -> tuple[str, int]:
     from .transports.http.serve import parse_address
 
@@ -100,6 +110,7 @@ class Options:
         self.processes = 1
         self.allowed_hosts: list[str] | None = None
         self.allowed_origins: list[str] | None = None
+        self.body_timeout: float | None = None
 
 
 def parse_command_line(argv: Sequence[str]) -> Options:
@@ -120,7 +131,13 @@ def build_parser():  # -> argparse.ArgumentParser
 
     from ._engine import IMPLEMENTATION
     from ._version import __version__
-    from .limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_WORKERS
+    from .limits import (
+        DEFAULT_BODY_SECONDS,
+        DEFAULT_EOF_GRACE,
+        DEFAULT_MAX_CONCURRENCY,
+        DEFAULT_MAX_RESOURCE_BYTES,
+        DEFAULT_WORKERS,
+    )
 
     parser = argparse.ArgumentParser(
         prog="shipcode-mcp",
@@ -261,6 +278,15 @@ def build_parser():  # -> argparse.ArgumentParser
             "default: localhost origins on a loopback address, the request's own host elsewhere)"
         ),
     )
+    http.add_argument(
+        "--body-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help=(
+            "with --http: a request body not whole this long after the app starts reading it is refused "
+            f"408 and its connection closed (default: {DEFAULT_BODY_SECONDS:g})"
+        ),
+    )
     return parser
 
 
@@ -305,12 +331,14 @@ ARGV_VARIABLE = "SHIPCODE_MCP_HTTP_ARGV"
 
 
 def http_app_of(args: Options, app):  # -> the ASGI app
+    given = {} if args.body_timeout is None else {"body_timeout": args.body_timeout}
     return app.http_app(
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
         max_message_bytes=args.max_message_bytes,
         max_concurrency=args.max_concurrency,
         workers=args.workers,
+        **given,
     )
 
 
@@ -354,9 +382,11 @@ def _main(argv: Sequence[str] | None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     args = parse_command_line(argv)
-    http_only = args.processes != 1 or args.allowed_hosts is not None or args.allowed_origins is not None
+    http_only = (args.processes, args.allowed_hosts, args.allowed_origins, args.body_timeout) != (1, None, None, None)
     if args.http is None and http_only:
-        sys.stderr.write("shipcode-mcp: error: --processes, --allowed-hosts and --allowed-origins need --http\n")
+        sys.stderr.write(
+            "shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins and --body-timeout need --http\n"
+        )
         return EXIT_USAGE
     _log.set_level(args.log_level)
     guard_stdout()  # before any user code runs: even an import-time print must not reach stdout

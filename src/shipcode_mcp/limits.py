@@ -1,4 +1,4 @@
-"""Defaults of the server's limits: the concurrent scheduler's and the resource folders'.
+"""Defaults of the server's limits: the concurrent scheduler's, the resource folders' and HTTP bodies'.
 
 Kept apart so the command line can show them without importing what applies them.
 """
@@ -15,3 +15,5 @@ DEFAULT_EOF_GRACE = 30.0
 DEFAULT_MAX_RESOURCE_BYTES = 16 * 1024 * 1024
 #: After a stop, seconds cancelled handlers may take to unwind.
 SETTLE_SECONDS = 1.0
+#: Seconds an HTTP request body may take to arrive whole, from the moment the app starts reading it.
+DEFAULT_BODY_SECONDS = 30.0

@@ -1,15 +1,17 @@
-"""The official MCP conformance suite, pinned, run against a stdio server through a bridge.
+"""The official MCP conformance suite, pinned, run against shipcode-mcp over HTTP or a stdio server through a bridge.
 
 :func:`install` puts the packages of ``package-lock.json`` (the suite, the TypeScript SDK the
 session bridge uses, and the npm package ``node``, a Node 22: the suite needs 22 or later) into
-the git-ignored ``node_modules`` here, once; :func:`run_suite` starts a bridge in front of a
-server command and runs the server scenarios of one :class:`Selection` against it:
-``bridge.mjs`` (sessions, one server process each) for the revisions with ``initialize``,
+the git-ignored ``node_modules`` here, once; :func:`run_suite` runs the server scenarios of one
+:class:`Selection` against an endpoint: :func:`http_server` (``shipcode-mcp app.py --http``, the
+native transport) or :func:`bridge` in front of a stdio server command: ``bridge.mjs``
+(sessions, one server process each) for the revisions with ``initialize``,
 ``stateless_bridge.mjs`` (one server process, every request forwarded) for 2026-07-28.
 
-Run by hand (``--pure`` for the pure-Python engine)::
+Run by hand (``--pure`` for the pure-Python engine; ``--stdio``, or a command, for a bridged stdio server)::
 
-    python tests/conformance/harness.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [-- COMMAND [ARG...]]
+    python tests/conformance/harness.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [--stdio]
+    python tests/conformance/harness.py [--pure] [--run ...] -- COMMAND [ARG...]
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ import argparse
 import contextlib
 import fcntl
 import hashlib
+import http.client
 import json
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +47,9 @@ STAMP = MODULES / ".shipcode-lock-sha256"  # the hash of the lockfile last insta
 NODE_MAJOR = 22
 # The statuses of a check that did not pass (the others: SUCCESS, and INFO for what is only logged).
 NOT_PASSED = ("FAILURE", "WARNING", "SKIPPED")
+#: Seconds a server may take to start answering, or to stop: guards against a hang, never a schedule.
+START_LIMIT = 30
+STOP_LIMIT = 10
 
 
 @dataclass(frozen=True)
@@ -148,7 +157,7 @@ class SuiteRun:
     failures: dict[str, list[str]]
     returncode: int
     output: str
-    bridge_log: str
+    server_log: str  # the server's stderr (through a bridge: the bridge's, the servers' included)
 
     @property
     def passed(self) -> list[str]:
@@ -206,21 +215,74 @@ def bridge(command: list[str], env: dict[str, str], log: Path, *options: str, sc
         process.stdout.close()
 
 
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _answers(port: int) -> bool:
+    """Whether an HTTP server answers on the loopback ``port`` (any status will do)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=START_LIMIT)
+    try:
+        connection.request("GET", "/mcp")
+        connection.getresponse().read()
+        return True
+    except OSError:
+        return False
+    finally:
+        connection.close()
+
+
+@contextlib.contextmanager
+def http_server(command: list[str], env: dict[str, str], log: Path) -> Iterator[str]:
+    """Serve ``command --http 127.0.0.1:PORT`` (an ephemeral free port); yields its endpoint url once it answers.
+
+    The server's stderr goes to the file ``log``; on leaving it is stopped with SIGTERM.
+    """
+    port = free_port()
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [*command, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr, env=env
+        )
+    try:
+        deadline = time.monotonic() + START_LIMIT
+        while not _answers(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=STOP_LIMIT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def run_suite(
     command: list[str],
     env: dict[str, str],
     folder: Path,
     selection: Selection = SELECTIONS["2025-06-18"],
+    transport: str = "http",
     timeout: float = 600,
 ) -> SuiteRun:
-    """Run the server scenarios of ``selection`` against ``command`` served by the bridge that fits.
+    """Run the server scenarios of ``selection`` against ``command``.
 
-    ``env`` is the environment of each server process; the suite's results and the bridge's
-    log are kept in ``folder``.
+    ``transport`` ``"http"``: ``command`` is a shipcode-mcp command line, served with ``--http``;
+    ``"stdio"``: ``command`` is a stdio server, served by the bridge that fits the revision.
+    ``env`` is the environment of each server process; the suite's results and the server's (or
+    the bridge's) log are kept in ``folder``.
     """
-    results, log = folder / "results", folder / "bridge.log"
-    script = STATELESS_BRIDGE if selection.stateless else BRIDGE
-    with bridge(command, env, log, script=script) as url:
+    results, log = folder / "results", folder / "server.log"
+    if transport == "http":
+        endpoint = http_server(command, env, log)
+    else:
+        endpoint = bridge(command, env, log, script=STATELESS_BRIDGE if selection.stateless else BRIDGE)
+    with endpoint as url:
         suite = subprocess.run(
             [NODE, SUITE, "server", "--url", url, selection.option, selection.revision, "--output-dir", results],
             capture_output=True,
@@ -240,14 +302,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pure", action="store_true", help="run the pure-Python engine")
     parser.add_argument("--run", choices=SELECTIONS, default="2025-06-18", help="which scenarios (default 2025-06-18)")
-    parser.add_argument("command", nargs="*", help="the stdio server (default: shipcode-mcp app.py)")
+    parser.add_argument("--stdio", action="store_true", help="serve shipcode-mcp app.py on stdio through a bridge")
+    parser.add_argument("command", nargs="*", help="a stdio server to run through a bridge (implies --stdio)")
     args = parser.parse_args(argv)
+    transport = "stdio" if args.stdio or args.command else "http"
     env = dict(os.environ)
     env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
     if args.pure:
         env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
     with tempfile.TemporaryDirectory() as folder:
-        run = run_suite(args.command or server_command(), env, Path(folder), SELECTIONS[args.run])
+        run = run_suite(args.command or server_command(), env, Path(folder), SELECTIONS[args.run], transport)
     for name, failed in sorted(run.failures.items()):
         print(f"{'pass' if not failed else 'FAIL'} {name}" + "".join(f"\n     {line}" for line in failed))
     print(f"{len(run.passed)}/{len(run.failures)} scenarios passed")

@@ -1,16 +1,18 @@
 """The official MCP conformance suite, pinned in ``package.json``, passes against ``app.py``, on both engines.
 
-Three runs, each on both engines: every 2025-06-18 scenario (``--spec-version 2025-06-18``), and
-what the revisions 2025-11-25 and 2026-07-28 require (``--requirements``, which also runs, unscored,
-the scenarios still pending or added after the release, and those of extensions). The suite speaks
-only Streamable HTTP: ``bridge.mjs`` serves ``shipcode-mcp app.py`` to the runs with ``initialize``,
-``stateless_bridge.mjs`` to the 2026-07-28 run. Installed on first use (``harness.install``);
-skipped, with the reason, only when npm cannot reach its registry.
+Over HTTP (``shipcode-mcp app.py --http 127.0.0.1:PORT``), three runs, each on both engines: every
+2025-06-18 scenario (``--spec-version 2025-06-18``), and what the revisions 2025-11-25 and
+2026-07-28 require (``--requirements``, which also runs, unscored, the scenarios still pending or
+added after the release, and those of extensions). Over stdio, one more: what 2026-07-28 requires,
+``stateless_bridge.mjs`` serving ``shipcode-mcp app.py`` to the suite, for what only the stdio
+server does (one pipe carrying every request, its listen streams told apart by their
+subscription id, cancelling by ``notifications/cancelled``). Installed on first use
+(``harness.install``); skipped, with the reason, only when npm cannot reach its registry.
 
 Every scenario the suite runs must pass whole, except what :data:`EXCLUDED` lists with its reason:
-what judges the HTTP transport itself (which the bridges forward without judging), and the tasks
-extension. An excluded check must still be the only thing its scenario reports, so the list stays
-exact: a check that starts passing, or a new one that fails, fails the test.
+the tasks extension, and over stdio what judges the HTTP request headers (which the bridge forwards
+without judging). An excluded check must still be the only thing its scenario reports, so the list
+stays exact: a check that starts passing, or a new one that fails, fails the test.
 """
 
 from __future__ import annotations
@@ -25,10 +27,6 @@ from wire import engine_env
 HTTP_HEADERS = (
     "judges the HTTP request headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*) against the body: "
     "the work of an HTTP transport, which the bridge, forwarding bodies to the stdio server, does not do"
-)
-SSE_RESUMPTION = (
-    "judges SSE resumption (a priming event with an id, a retry field) of the session bridge's HTTP streams, "
-    "not the server behind it"
 )
 TASKS = "the tasks extension (io.modelcontextprotocol/tasks), which the suite runs unscored, is not implemented"
 
@@ -132,18 +130,12 @@ SCENARIOS_2026_07_28 = (
     "http-custom-header-server-validation",
 )
 
+# (transport, revision) -> what that run must report.
 EXCLUDED = {
-    "2025-06-18": Expected(SCENARIOS_2025_06_18),
-    "2025-11-25": Expected(
-        SCENARIOS_2025_11_25,
-        excluded_checks={
-            "server-sse-polling": {
-                "WARNING server-sse-priming-event": SSE_RESUMPTION,
-                "WARNING server-sse-retry-field": SSE_RESUMPTION,
-            }
-        },
-    ),
-    "2026-07-28": Expected(
+    ("http", "2025-06-18"): Expected(SCENARIOS_2025_06_18),
+    ("http", "2025-11-25"): Expected(SCENARIOS_2025_11_25),
+    ("http", "2026-07-28"): Expected(SCENARIOS_2026_07_28, excluded_scenarios=dict.fromkeys(TASK_SCENARIOS, TASKS)),
+    ("stdio", "2026-07-28"): Expected(
         SCENARIOS_2026_07_28,
         excluded_scenarios={
             **dict.fromkeys(TASK_SCENARIOS, TASKS),
@@ -163,10 +155,12 @@ def verdicts(run: harness.SuiteRun, expected: Expected) -> dict[str, list[str]]:
     }
 
 
-@pytest.mark.parametrize("revision", list(EXCLUDED))
-def test_every_scenario_passes(revision: str, engine_name: str, node: Path, tmp_path: Path) -> None:
-    expected = EXCLUDED[revision]
-    run = harness.run_suite(harness.server_command(), engine_env(engine_name), tmp_path, harness.SELECTIONS[revision])
+@pytest.mark.parametrize(("transport", "revision"), list(EXCLUDED), ids=[f"{t}-{r}" for t, r in EXCLUDED])
+def test_every_scenario_passes(transport: str, revision: str, engine_name: str, node: Path, tmp_path: Path) -> None:
+    expected = EXCLUDED[transport, revision]
+    run = harness.run_suite(
+        harness.server_command(), engine_env(engine_name), tmp_path, harness.SELECTIONS[revision], transport
+    )
     wanted = {
         name: ["excluded"] if name in expected.excluded_scenarios else sorted(expected.excluded_checks.get(name, {}))
         for name in expected.scenarios
@@ -176,7 +170,7 @@ def test_every_scenario_passes(revision: str, engine_name: str, node: Path, tmp_
     report = "\n".join(
         [f"{len(wrong)} of {len(wanted)} scenarios are not as expected: {', '.join(wrong)}"]
         + [f"  {name}: {'; '.join(run.failures.get(name, ['not run'])) or 'passed'}" for name in wrong]
-        + ["bridge log (with the servers' stderr), last lines:", *run.bridge_log.splitlines()[-30:]]
+        + ["server log, last lines:", *run.server_log.splitlines()[-30:]]
     )
     assert got == wanted, report
     if not expected.excluded_scenarios and not expected.excluded_checks:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 
 from ... import context
-from ...limits import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from ...limits import DEFAULT_BODY_SECONDS, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR,
@@ -30,6 +30,7 @@ from ...protocol import (
 from ..workers import WorkerPool
 from . import replies
 from .auth import WELL_KNOWN, BearerAuth
+from .deadlines import BodyDeadlines, BodyTimeout
 from .exchange import ANSWER, END, LINE
 from .guard import Guard, accepts, is_json, is_loopback
 from .headers import RequestHeaders, check_request, mismatch
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 #: Seconds between keep-alive comments on a quiet long-lived stream.
 KEEPALIVE_SECONDS = 15.0
 UNSUPPORTED_VERSION = -32022
+#: Sent with 413 and 408, which come before the body is whole: the connection ends, the rest is never read.
+CLOSE = [(b"connection", b"close")]
 
 
 class McpHttpApp:
@@ -68,6 +71,7 @@ class McpHttpApp:
         session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS,
         max_concurrency: int | None = None,
         workers: int | None = None,
+        body_timeout: float = DEFAULT_BODY_SECONDS,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError("path must start with /")
@@ -77,6 +81,7 @@ class McpHttpApp:
         self.max = max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
         if self.max < 1:
             raise ValueError("max_message_bytes must be at least 1")
+        self.deadlines = BodyDeadlines(body_timeout)
         self.auth = None
         if auth is not None:
             self.auth = BearerAuth(auth, resource, authorization_servers, scopes)
@@ -198,6 +203,10 @@ class McpHttpApp:
         if not is_json(headers.get("content-type")):
             await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send application/json")
             return
+        encoding = headers.get("content-encoding")
+        if encoding is not None and encoding.strip().lower() != "identity":
+            await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send the body unencoded")
+            return
         json_ok, stream_ok = accepts(headers.get("accept"))
         if not (json_ok or stream_ok):
             await replies.refuse(
@@ -205,9 +214,14 @@ class McpHttpApp:
             )
             return
         try:
-            body = await read_body(receive, self.max, headers.get("content-length"))
+            body = await read_body(receive, self.max, headers.get("content-length"), self.deadlines)
         except BodyTooLarge:
-            await replies.refuse(send, 413, INVALID_REQUEST, f"Payload Too Large: the limit is {self.max} bytes")
+            message = f"Payload Too Large: the limit is {self.max} bytes"
+            await replies.refuse(send, 413, INVALID_REQUEST, message, CLOSE)
+            return
+        except BodyTimeout:
+            message = f"Request Timeout: the body did not arrive within {self.deadlines.seconds:g} s"
+            await replies.refuse(send, 408, INVALID_REQUEST, message, CLOSE)
             return
         except ClientGone:
             return

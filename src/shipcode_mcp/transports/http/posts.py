@@ -6,15 +6,19 @@ answer's bytes always come from the line rules themselves.
 
 from __future__ import annotations
 
+import asyncio
+
 from orjson import JSONDecodeError, loads
 
 from ...jsontext import id_text, is_overflow_error, loads_overflowing
+from .deadlines import BodyTimeout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from .deadlines import BodyDeadlines
     from .headers import RequestHeaders
 
 _PARAMS_KINDS = (dict, list)
@@ -59,23 +63,32 @@ class ClientGone(Exception):
     """The client disconnected."""
 
 
-async def read_body(receive: Callable[[], Any], limit: int, declared: str | None) -> bytes:
-    """The whole request body; :class:`BodyTooLarge` as soon as it is known to exceed ``limit``."""
+async def read_body(receive: Callable[[], Any], limit: int, declared: str | None, deadlines: BodyDeadlines) -> bytes:
+    """The whole request body; :class:`BodyTooLarge` as soon as it is known to exceed ``limit``,
+    :class:`BodyTimeout` when it is not whole by its deadline."""
     if declared is not None and declared.strip().isdigit() and int(declared) > limit:
         raise BodyTooLarge
     chunks = []
     size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ClientGone
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise BodyTooLarge
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    task = deadlines.begin()
+    try:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise ClientGone
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except asyncio.CancelledError:
+        if deadlines.expired(task):
+            raise BodyTimeout from None
+        raise
+    finally:
+        deadlines.end(task)
 
 
 class Post:

@@ -1,0 +1,65 @@
+"""Body deadlines: a request body must arrive whole within a set time, one timer watching every read.
+
+A read that passes its deadline is cancelled and ends in :class:`BodyTimeout`. The timer runs
+only while some body is being read and looks every eighth of the time allowed (at most every
+second), so a late body is noticed at most that much after its deadline. Arming one timer per
+request would cost more than judging a small request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from ...limits import DEFAULT_BODY_SECONDS
+
+#: The longest interval between two looks at the deadlines.
+MAX_TICK_SECONDS = 1.0
+
+
+class BodyTimeout(Exception):
+    """The request body did not arrive whole in time."""
+
+
+class BodyDeadlines:
+    """The deadlines of the bodies being read (one per app)."""
+
+    def __init__(self, seconds: float = DEFAULT_BODY_SECONDS) -> None:
+        if not seconds > 0:
+            raise ValueError("body_timeout must be more than 0 seconds")
+        self.seconds = seconds
+        self.tick = min(seconds / 8, MAX_TICK_SECONDS)
+        #: Each reading task's deadline (event-loop time).
+        self.reading: dict[asyncio.Task, float] = {}
+        #: Tasks cancelled for being late, until they see it.
+        self.late: set[asyncio.Task] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def begin(self) -> asyncio.Task:
+        """Start the clock of the current task's body; the task, for :meth:`end`."""
+        task = asyncio.current_task()
+        loop = task.get_loop()
+        self.reading[task] = loop.time() + self.seconds
+        if self._timer is None or self._loop is not loop:
+            self._loop = loop
+            self._timer = loop.call_later(self.tick, self._sweep)
+        return task
+
+    def end(self, task: asyncio.Task) -> None:
+        self.reading.pop(task, None)
+
+    def expired(self, task: asyncio.Task) -> bool:
+        """Whether the task's cancellation came from its deadline alone (it is then taken back)."""
+        if task not in self.late:
+            return False
+        self.late.discard(task)
+        return task.uncancel() == 0
+
+    def _sweep(self) -> None:
+        now = self._loop.time()
+        for task, deadline in list(self.reading.items()):
+            if deadline <= now:
+                del self.reading[task]
+                self.late.add(task)
+                task.cancel()
+        self._timer = self._loop.call_later(self.tick, self._sweep) if self.reading else None

@@ -1,0 +1,415 @@
+"""Hostile clients of a real ``shipcode-mcp --http`` server on loopback: each gets its documented
+answer (docs/http.md, "Hostile clients"), and the server still serves afterwards.
+
+One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5``)
+is shared by the tests here; every test ends by checking it still answers a call exactly. Clients
+speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
+bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from httpserver import HttpServer
+from httpwire import META, modern_body, refusal
+
+from shipcode_mcp.target import load_target
+
+APP = str(Path(__file__).parent / "apps" / "hostile.py")
+LIMIT = 30  # seconds any one step may take: a guard, never a schedule
+MAX_BYTES = 4096
+BODY_SECONDS = "0.5"
+FLOOD = 200
+#: Peak resident memory of the server under the flood (docs/http.md says so).
+FLOOD_RSS_BOUND = 64 * 1024 * 1024
+MODERN = {
+    "host": "localhost",
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "echo",
+}
+LEGACY = {"host": "localhost", "content-type": "application/json", "accept": "application/json, text/event-stream"}
+INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}'
+PING = b'{"jsonrpc":"2.0","id":2,"method":"ping"}'
+SERVER_META = b'"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hostile","version":"1.0.0"}}'
+
+
+def echo_body(text: str, rid: int = 1) -> bytes:
+    return modern_body("tools/call", {"name": "echo", "arguments": {"text": text}}, rid=rid)
+
+
+def echo_answer(text: str, rid: int = 1) -> bytes:
+    content = orjson.dumps([{"type": "text", "text": text}])
+    return b'{"jsonrpc":"2.0","id":%d,"result":{"content":%s,"resultType":"complete",%s}}\n' % (
+        rid,
+        content,
+        SERVER_META,
+    )
+
+
+def request_head(headers: dict[str, str], method: str = "POST", path: str = "/mcp", version: str = "1.1") -> bytes:
+    lines = [f"{method} {path} HTTP/{version}", *(f"{name}: {value}" for name, value in headers.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def request(body: bytes, headers: dict[str, str], **options: str) -> bytes:
+    return request_head({**headers, "content-length": str(len(body))}, **options) + body
+
+
+#: The connections a test opened, closed after it.
+OPENED: list[socket.socket] = []
+
+
+class Client:
+    """One raw connection to the server."""
+
+    def __init__(self, server: HttpServer) -> None:
+        self.socket = socket.create_connection(("127.0.0.1", server.port), timeout=LIMIT)
+        OPENED.append(self.socket)
+        #: The ``Connection`` header of the last response.
+        self.connection: str | None = None
+
+    def send(self, data: bytes) -> Client:
+        self.socket.sendall(data)
+        return self
+
+    def response(self) -> tuple[int, str | None, bytes]:
+        """The next response: status, content type and body."""
+        answer = http.client.HTTPResponse(self.socket)
+        answer.begin()
+        self.connection = answer.getheader("connection")
+        return answer.status, answer.getheader("content-type"), answer.read()
+
+    def closed_by_server(self) -> bool:
+        """Whether the server has closed the connection after saying it would (waiting for it, within the limit)."""
+        if self.connection != "close":
+            return False
+        try:
+            return self.socket.recv(1) == b""
+        except ConnectionResetError:
+            return True
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def json_answer(status: int, body: bytes) -> tuple[int, str, bytes]:
+    return status, "application/json", body
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[Callable[[str], HttpServer]]:
+    """The module's server for an engine, started on first use and stopped at the end."""
+    started: dict[str, HttpServer] = {}
+
+    def server(engine_name: str) -> HttpServer:
+        if engine_name not in started:
+            started[engine_name] = HttpServer(
+                engine_name, "--max-message-bytes", str(MAX_BYTES), "--body-timeout", BODY_SECONDS, app=APP
+            )
+        return started[engine_name]
+
+    yield server
+    assert [server.stop() for server in started.values()] == [0] * len(started)
+
+
+@pytest.fixture
+def server(servers: Callable[[str], HttpServer], engine_name: str) -> Iterator[HttpServer]:
+    """The engine's server; after the test it must still be running and answer a call exactly."""
+    served = servers(engine_name)
+    yield served
+    while OPENED:
+        OPENED.pop().close()
+    assert served.process.poll() is None, "the server stopped"
+    assert served.post(echo_body("still here", rid=7), MODERN)[::2] == (200, echo_answer("still here", rid=7))
+
+
+# -- bodies ------------------------------------------------------------------------------------------
+
+TOO_LARGE = json_answer(413, refusal(-32600, f"Payload Too Large: the limit is {MAX_BYTES} bytes"))
+TOO_LATE = json_answer(408, refusal(-32600, f"Request Timeout: the body did not arrive within {BODY_SECONDS} s"))
+
+
+def test_a_declared_oversize_body_is_refused_before_it_is_sent(server: HttpServer) -> None:
+    client = Client(server).send(request_head({**MODERN, "content-length": str(10**12)}))
+    assert (client.response(), client.closed_by_server()) == (TOO_LARGE, True)
+
+
+def test_a_chunked_oversize_body_is_refused_once_past_the_limit(server: HttpServer) -> None:
+    head = request_head({**MODERN, "transfer-encoding": "chunked"})
+    chunks = b"".join(b"%x\r\n%s\r\n" % (1024, b" " * 1024) for _ in range(MAX_BYTES // 1024 + 1))
+    client = Client(server).send(head + chunks)  # one byte... and more past the limit; never a last chunk
+    assert (client.response(), client.closed_by_server()) == (TOO_LARGE, True)
+
+
+def test_a_body_at_the_limit_is_judged(server: HttpServer) -> None:
+    body = echo_body("x")
+    padded = body + b" " * (MAX_BYTES - len(body))
+    assert Client(server).send(request(padded, MODERN)).response() == json_answer(200, echo_answer("x"))
+
+
+def test_a_truncated_body_gets_no_answer(server: HttpServer) -> None:
+    body = echo_body("cut")
+    client = Client(server).send(request_head({**MODERN, "content-length": str(len(body))}) + body[:30])
+    client.socket.shutdown(socket.SHUT_WR)  # the client is done sending: the body stays short
+    assert client.socket.recv(4096) == b""
+
+
+def test_a_body_that_stops_coming_is_refused_at_its_deadline(server: HttpServer) -> None:
+    body = echo_body("never whole")
+    client = Client(server).send(request_head({**MODERN, "content-length": str(len(body))}) + body[:30])
+    assert (client.response(), client.closed_by_server()) == (TOO_LATE, True)
+
+
+def test_a_body_sent_a_byte_at_a_time_is_refused_at_its_deadline(server: HttpServer) -> None:
+    body = echo_body("slowly")  # about 180 bytes, one every 50 ms: 9 s, far past the 0.5 s allowed
+    client = Client(server).send(request_head({**MODERN, "content-length": str(len(body))}))
+    client.socket.settimeout(0.05)
+    answer = b""
+    for byte in body:
+        try:
+            client.socket.sendall(bytes([byte]))
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        try:
+            answer = client.socket.recv(65536)
+        except TimeoutError:
+            continue
+        break
+    client.socket.settimeout(LIMIT)
+    while more := client.socket.recv(65536):  # the rest of the answer, up to the server closing
+        answer += more
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    status, *fields = head.split(b"\r\n")
+    headers = dict(field.split(b": ", 1) for field in fields if not field.startswith(b"date: "))
+    late = {b"connection": b"close", b"content-type": b"application/json", b"content-length": b"%d" % len(TOO_LATE[2])}
+    assert (status, headers, rest) == (b"HTTP/1.1 408 Request Timeout", late, TOO_LATE[2])
+
+
+# -- types and encodings ---------------------------------------------------------------------------
+
+UNSUPPORTED_TYPE = json_answer(415, refusal(-32600, "Unsupported Media Type: send application/json"))
+ENCODED = json_answer(415, refusal(-32600, "Unsupported Media Type: send the body unencoded"))
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"content-type": "text/plain"}, UNSUPPORTED_TYPE),
+        ({"content-type": "application/x-www-form-urlencoded"}, UNSUPPORTED_TYPE),
+        ({"content-type": "application/json; charset=utf-16"}, UNSUPPORTED_TYPE),
+        ({"content-encoding": "gzip"}, ENCODED),
+        (
+            {"accept": "text/html"},
+            json_answer(406, refusal(-32600, "Not Acceptable: accept application/json or text/event-stream")),
+        ),
+    ],
+)
+def test_wrong_types_and_encodings_are_refused(server: HttpServer, headers: dict, expected: tuple) -> None:
+    assert Client(server).send(request(echo_body("typed"), {**MODERN, **headers})).response() == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        echo_body("utf-16").decode().encode("utf-16"),
+        echo_body("caf\u00e9").replace("\u00e9".encode(), b"\xe9"),  # Latin-1, not UTF-8
+        b"\xef\xbb\xbf" + echo_body("bom"),
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"',
+    ],
+)
+def test_bodies_that_are_not_utf8_json_get_the_stdio_answer_with_400(server: HttpServer, run, body: bytes) -> None:
+    expected = run(body + b"\n") or b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
+    assert Client(server).send(request(body, MODERN)).response() == json_answer(400, expected)
+
+
+# -- who may call ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"host": "evil.example"}, json_answer(421, refusal(-32600, "Misdirected Request: Host not allowed"))),
+        (
+            {"host": "localhost.evil.example:80"},
+            json_answer(421, refusal(-32600, "Misdirected Request: Host not allowed")),
+        ),
+        ({"origin": "http://evil.example"}, json_answer(403, refusal(-32600, "Forbidden: Origin not allowed"))),
+        ({"origin": "null"}, json_answer(403, refusal(-32600, "Forbidden: Origin not allowed"))),
+    ],
+)
+def test_foreign_hosts_and_origins_are_refused(server: HttpServer, headers: dict, expected: tuple) -> None:
+    assert Client(server).send(request(echo_body("foreign"), {**MODERN, **headers})).response() == expected
+
+
+def test_a_request_without_host_is_refused_on_loopback(server: HttpServer) -> None:
+    headers = {name: value for name, value in MODERN.items() if name != "host"}
+    answer = Client(server).send(request(echo_body("hostless"), headers, version="1.0")).response()
+    assert answer == json_answer(421, refusal(-32600, "Misdirected Request: Host not allowed"))
+
+
+def mismatch(message: str, rid: int = 1) -> tuple[int, str, bytes]:
+    return json_answer(
+        400, b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32020,"message":%s}}\n' % (rid, orjson.dumps(message))
+    )
+
+
+SESSION_MISSING = json_answer(400, refusal(-32600, "Bad Request: Mcp-Session-Id header is missing"))
+HEADER_CASES = {
+    "no-version": ({"mcp-protocol-version": None}, SESSION_MISSING),  # a legacy request: it needs a session
+    "no-method": ({"mcp-method": None}, mismatch("Header mismatch: Mcp-Method header is missing")),
+    "other-method": (
+        {"mcp-method": "tools/list"},
+        mismatch("Header mismatch: Mcp-Method header value 'tools/list' does not match body value 'tools/call'"),
+    ),
+    "other-name": (
+        {"mcp-name": "Echo"},
+        mismatch("Header mismatch: Mcp-Name header value 'Echo' does not match body value 'echo'"),
+    ),
+    "no-name": ({"mcp-name": None}, mismatch("Header mismatch: Mcp-Name header is missing")),
+}
+
+
+@pytest.mark.parametrize("case", list(HEADER_CASES))
+def test_missing_and_mismatched_headers_are_refused(server: HttpServer, case: str) -> None:
+    changed, expected = HEADER_CASES[case]
+    sent = {name: value for name, value in {**MODERN, **changed}.items() if value is not None}
+    assert Client(server).send(request(echo_body("headers"), sent)).response() == expected
+
+
+def test_an_unknown_version_header_lists_the_versions_spoken(server: HttpServer) -> None:
+    answer = Client(server).send(request(echo_body("v"), {**MODERN, "mcp-protocol-version": "2099-01-01"})).response()
+    data = {"supported": list(load_target(APP).protocol_versions), "requested": "2099-01-01"}
+    error = {"code": -32022, "message": "Unsupported protocol version", "data": data}
+    assert answer == json_answer(400, orjson.dumps({"jsonrpc": "2.0", "id": 1, "error": error}) + b"\n")
+
+
+# -- sessions ----------------------------------------------------------------------------------------
+
+NOT_FOUND = json_answer(404, refusal(-32600, "Session not found"))
+
+
+def open_session(server: HttpServer) -> str:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=LIMIT)
+    try:
+        connection.request("POST", "/mcp", INIT, LEGACY)
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 200
+        return response.getheader("mcp-session-id")
+    finally:
+        connection.close()
+
+
+def session_ping(server: HttpServer, session_id: str) -> tuple[int, str | None, bytes]:
+    return Client(server).send(request(PING, {**LEGACY, "mcp-session-id": session_id})).response()
+
+
+@pytest.mark.parametrize("session_id", ["no-such-session", "x" * 32, "", "\t"])
+def test_an_unknown_session_is_not_found(server: HttpServer, session_id: str) -> None:
+    assert session_ping(server, session_id) == NOT_FOUND
+
+
+def test_an_ended_session_is_not_found(server: HttpServer) -> None:
+    session_id = open_session(server)
+    assert session_ping(server, session_id) == json_answer(200, b'{"jsonrpc":"2.0","id":2,"result":{}}\n')
+    ended = Client(server).send(request_head({**LEGACY, "mcp-session-id": session_id}, method="DELETE")).response()
+    assert (ended, session_ping(server, session_id)) == ((200, None, b""), NOT_FOUND)
+
+
+def test_an_expired_session_is_not_found(engine_name: str) -> None:
+    server = HttpServer(engine_name, "--log-level", "warning", app=APP, factory="hostile:short_sessions")
+    try:
+        session_id = open_session(server)
+        deadline = time.monotonic() + LIMIT
+        while time.monotonic() < deadline and (answer := session_ping(server, session_id)) != NOT_FOUND:
+            time.sleep(0.3)  # each ping touches the session: at least 0.2 s idle between two
+        assert answer == NOT_FOUND
+        assert server.post(echo_body("after"), MODERN)[::2] == (200, echo_answer("after"))
+    finally:
+        server.stop()
+
+
+# -- many connections, and clients that vanish ---------------------------------------------------------
+
+
+def peak_rss(server: HttpServer) -> int:
+    """The server process's peak resident memory, in bytes (``VmHWM``)."""
+    status = Path(f"/proc/{server.process.pid}/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) * 1024
+
+
+def test_a_flood_of_connections_is_answered_in_bounded_memory(server: HttpServer) -> None:
+    idle = [Client(server) for _ in range(FLOOD)]  # connected, sending nothing
+    halves = [Client(server).send(request_head(MODERN)[:40]) for _ in range(FLOOD)]  # half a request head
+    callers = [Client(server) for _ in range(FLOOD)]
+    for number, caller in enumerate(callers):
+        caller.send(request(echo_body(str(number), rid=number), MODERN))
+    answers = [caller.response() for caller in callers]
+    assert answers == [json_answer(200, echo_answer(str(number), rid=number)) for number in range(FLOOD)]
+    for client in idle + halves + callers:
+        client.close()
+    assert peak_rss(server) < FLOOD_RSS_BOUND
+
+
+def test_a_client_that_vanishes_mid_stream_has_its_request_cancelled(server: HttpServer) -> None:
+    before = server.post(modern_body("tools/call", {"name": "cancelled"}, rid=3), {**MODERN, "mcp-name": "cancelled"})[
+        2
+    ]
+    meta = {**META, "progressToken": "p"}
+    drip = modern_body("tools/call", {"name": "drip"}, rid=4, meta=meta)
+    client = Client(server).send(request(drip, {**MODERN, "mcp-name": "drip"}))
+    answer = http.client.HTTPResponse(client.socket)
+    answer.begin()
+    first = b""
+    while b"\n\n" not in first:  # the progress event, mid-stream
+        first += answer.read1(65536)
+    client.socket.shutdown(socket.SHUT_RDWR)
+    client.close()
+    assert (answer.status, answer.getheader("content-type")) == (200, "text/event-stream")
+    progress = (
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}'
+    )
+    assert first == b"event: message\ndata: " + progress + b"\n\n"
+    count = orjson.loads(before)["result"]["content"][0]["text"]
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        after = server.post(
+            modern_body("tools/call", {"name": "cancelled"}, rid=5), {**MODERN, "mcp-name": "cancelled"}
+        )
+        if orjson.loads(after[2])["result"]["content"][0]["text"] != count:
+            break
+        time.sleep(0.05)
+    assert orjson.loads(after[2])["result"]["content"][0]["text"] == str(int(count) + 1)
+
+
+def test_a_legacy_stream_whose_client_vanishes_can_be_opened_again(server: HttpServer) -> None:
+    session_id = open_session(server)
+    stream = request_head(
+        {"host": "localhost", "accept": "text/event-stream", "mcp-session-id": session_id}, method="GET"
+    )
+    first = Client(server).send(stream)
+    answer = http.client.HTTPResponse(first.socket)
+    answer.begin()
+    assert (answer.status, answer.getheader("content-type")) == (200, "text/event-stream")
+    first.socket.shutdown(socket.SHUT_RDWR)
+    first.close()
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        again = Client(server).send(stream)
+        reopened = http.client.HTTPResponse(again.socket)
+        reopened.begin()
+        again.close()
+        if reopened.status != 409:  # until the server has seen the first client go
+            break
+        time.sleep(0.05)
+    assert reopened.status == 200
