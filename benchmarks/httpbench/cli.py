@@ -148,9 +148,10 @@ def main(argv: list | None = None) -> int:
                 shift = round_index % len(group)
                 for variant, _, _, request, expected in group[shift:] + group[:shift]:
                     server = by_server[variant.server]
-                    with servers.PeakRss(server.process.pid) as peak:
+                    with servers.Watch(server.process.pid) as watch:
                         out = wrk.run(server.port, request.spec(), expected, connections, args.seconds)
-                    out["rss_kib"] = peak.peak
+                    out["rss_kib"] = watch.peak_kib
+                    out["cpu_us"] = watch.cpu / max(out["requests"], 1) * 1e6
                     out["round"] = round_index + 1
                     if out["failed"]:
                         failures.append(

@@ -25,7 +25,7 @@ def medians(runs: dict) -> dict:
     for (variant, workload, connections), cell in runs.items():
         if cell:
             out.setdefault(variant, {}).setdefault(workload, {})[connections] = {
-                key: figure(cell, key) for key in ("rps", "p50_us", "p99_us", "rss_kib")
+                key: figure(cell, key) for key in ("rps", "p50_us", "p99_us", "cpu_us", "rss_kib")
             }
     return out
 
@@ -92,6 +92,12 @@ def targets(table: dict) -> list:
                 "(information)",
                 None,
             )
+            row(
+                f"{at}, 64 conn.: server CPU per request / floor's",
+                ratio(m(64, "cpu_us"), floor(64, "cpu_us")),
+                "(information)",
+                None,
+            )
     return rows
 
 
@@ -115,10 +121,10 @@ def markdown(info: dict, table: dict, rows: list, notes: list, failures: list, v
     for connections in CONNECTIONS:
         lines += [
             f"### {connections} connection{'s' if connections > 1 else ''}: requests/s (median [min–max]), "
-            "p99 latency (ms), peak RSS under load (MiB)",
+            "p99 latency (ms), server CPU per request (µs), peak RSS under load (MiB)",
             "",
-            "| server | echo req/s | p99 | RSS | add req/s | p99 | RSS |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            "| server | echo req/s | p99 | CPU | RSS | add req/s | p99 | CPU | RSS |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for variant in variants:
             cells = table.get(variant.name, {})
@@ -128,12 +134,13 @@ def markdown(info: dict, table: dict, rows: list, notes: list, failures: list, v
             for workload in WORKLOADS:
                 cell = cells.get(workload, {}).get(connections)
                 if cell is None:
-                    out += ["n/a", "", ""]
+                    out += ["n/a", "", "", ""]
                     continue
                 rps = cell["rps"]
                 out += [
                     f"**{fmt_rate(rps[0])}** [{fmt_rate(rps[1])}–{fmt_rate(rps[2])}]",
                     _ms(cell["p99_us"][0]),
+                    f"{cell['cpu_us'][0]:.0f}",
                     f"{cell['rss_kib'][0] / 1024:.1f}",
                 ]
             lines.append("| " + " | ".join(out) + " |")

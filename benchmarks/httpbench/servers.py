@@ -221,24 +221,40 @@ def rss_kib(pids: list) -> int:
     return total
 
 
-class PeakRss:
-    """Samples the summed resident memory of a server's processes every 10 ms while a measurement runs."""
+def cpu_seconds(pids: list) -> float:
+    """User + system CPU seconds of the processes (all threads) so far."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class Watch:
+    """A server's processes during one measurement: the peak of their summed resident memory (sampled every
+    10 ms) and the CPU seconds they used."""
 
     def __init__(self, pid: int) -> None:
         self.pids = process_tree(pid)
-        self.peak = rss_kib(self.pids)
+        self.peak_kib = rss_kib(self.pids)
+        self.cpu = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _sample(self) -> None:
         while not self._stop.wait(0.01):
-            self.peak = max(self.peak, rss_kib(self.pids))
+            self.peak_kib = max(self.peak_kib, rss_kib(self.pids))
 
-    def __enter__(self) -> PeakRss:
+    def __enter__(self) -> Watch:
+        self._cpu_start = cpu_seconds(self.pids)
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.cpu = cpu_seconds(self.pids) - self._cpu_start
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, rss_kib(self.pids))
+        self.peak_kib = max(self.peak_kib, rss_kib(self.pids))
