@@ -25,7 +25,7 @@ def ensure_wrk() -> str:
     if shutil.which("wrk"):
         return ""
     if not shutil.which("apt-get"):
-        return "wrk is not installed and apt-get is not here: install wrk (https://github.com/wg/wrk) and run again"
+        return "wrk is not installed and apt-get is not here: install the package wrk and run again"
     log("installing wrk (apt-get install -y wrk)")
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
     code, out = run_quiet(sudo + ["apt-get", "install", "-y", "wrk"], timeout=300)
