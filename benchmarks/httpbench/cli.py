@@ -78,6 +78,15 @@ def sample(server: servers.Server, variant: servers.Variant, workload: str) -> t
     return ((request, body), None) if problem is None else (None, problem)
 
 
+def checker_catches(server: servers.Server, request: exchange.Request, expected: bytes) -> str | None:
+    """Run wrk once expecting bytes the server never sends: every answer must count as wrong, or the checks
+    of this run mean nothing. The problem, or None."""
+    out = wrk.run(server.port, request.spec(), expected + b" ", 1, WARMUP_SECONDS)
+    if out["requests"] and out["wrong_body"] == out["requests"]:
+        return None
+    return f"post.lua counted {out['wrong_body']} of {out['requests']} wrong answers as wrong"
+
+
 def main(argv: list | None = None) -> int:
     args = options(argv)
     started = time.monotonic()
@@ -135,6 +144,10 @@ def main(argv: list | None = None) -> int:
                         notes.append(f"{variant.label}, {workload}: not served ({problem})")
                     continue
                 request, expected = checked
+                if not cells:
+                    problem = checker_catches(server, request, expected)
+                    if problem:
+                        sys.exit(f"http_bench.py: the answer check does not work: {problem}")
                 log(f"warming {variant.name} {workload}")
                 wrk.run(server.port, request.spec(), expected, 64, WARMUP_SECONDS)
                 for connections in connection_counts(args, variant.name):
