@@ -9,6 +9,7 @@ admits all.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from ipaddress import ip_address
 
 TYPE_CHECKING = False
@@ -32,10 +33,14 @@ def split_host(host: str) -> tuple[str, str | None]:
 
 def is_loopback(server: tuple[str, int] | None) -> bool:
     """Whether the connection arrived on a loopback address (``scope["server"]``)."""
-    if not server:
-        return False
+    return bool(server) and loopback_address(server[0])
+
+
+@lru_cache(maxsize=64)
+def loopback_address(host: str) -> bool:
+    """Whether an address is a loopback one; remembered, since a server listens on few addresses."""
     try:
-        return ip_address(server[0]).is_loopback
+        return ip_address(host).is_loopback
     except ValueError:
         return False
 

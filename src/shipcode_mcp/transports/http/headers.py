@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 from ...protocol import META_VERSION, RpcError
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 HEADER_MISMATCH = -32020
 #: Methods whose ``Mcp-Name`` header is required, and the params member it mirrors.
 NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+#: A character a header value may not hold: anything but visible ASCII, space and tab.
+_INVALID_CHARACTER = re.compile(r"[^\t\x20-\x7e]")
 _SENTINEL_OPEN = "=?base64?"
 _SENTINEL_CLOSE = "?="
 
@@ -55,7 +58,7 @@ class RequestHeaders:
         if len(found) > 1:
             raise mismatch(f"{shown} header appears more than once")
         value = found[0]
-        if any(not (32 <= ord(c) < 127 or c == "\t") for c in value):
+        if _INVALID_CHARACTER.search(value):
             raise mismatch(f"{shown} header value contains invalid characters")
         return value.strip(" \t")
 

@@ -1,0 +1,208 @@
+"""``http_bench.py``'s options, the interleaved rounds, the files written and the exit status."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import orjson
+from harness.common import RESULTS, log
+from harness.machine import machine_info, uncommitted_changes
+
+from . import exchange, report, servers, wrk
+from .servers import VARIANTS
+
+#: Variants measured at 1 connection by --quick (the targets need these; the rest run at 64 only).
+QUICK_SINGLE = ("compiled", "compiled-legacy", "floor")
+WARMUP_SECONDS = 1
+
+
+def options(argv: list | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="http_bench.py",
+        description="shipcode-mcp over Streamable HTTP against a bare ASGI floor and the official SDKs, measured "
+        "with wrk at 1 and 64 keep-alive connections, every answer checked.",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 rounds of 2 s runs; 1 connection for shipcode-mcp compiled and the floor only (about 4 min)",
+    )
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5, --quick 3)")
+    parser.add_argument("--seconds", type=int, help="length of one run in whole seconds (default 3, --quick 2)")
+    parser.add_argument(
+        "--variants", help="comma-separated variants to run (default: all): " + ", ".join(v.name for v in VARIANTS)
+    )
+    parser.add_argument("--check-targets", action="store_true", help="exit 2 when a target is missed or not measured")
+    parser.add_argument(
+        "--save",
+        action="store_true",
+        help="write the committed results/http-latest.{json,md} "
+        "(refused with uncommitted changes) instead of results/http-last.*",
+    )
+    args = parser.parse_args(argv)
+    args.rounds = args.rounds or (3 if args.quick else 5)
+    args.seconds = args.seconds or (2 if args.quick else 3)
+    return args
+
+
+def connection_counts(args: argparse.Namespace, variant: str) -> tuple:
+    return (64, 1) if not args.quick or variant in QUICK_SINGLE else (64,)
+
+
+def sample(server: servers.Server, variant: servers.Variant, workload: str) -> tuple:
+    """Ask once and check the answer: (request, expected bytes) for wrk, or (None, problem)."""
+    session, version = None, exchange.LEGACY
+    if variant.era == "legacy" and variant.check == "exact":
+        session, version = exchange.open_session(server.port)
+    request = exchange.tool_call(workload, "legacy" if variant.era == "fixed" else variant.era, session, version)
+    status, headers, body = exchange.post(server.port, request.body, request.headers)
+    if status != 200:
+        return None, f"HTTP {status}: {body[:200]!r}"
+    if variant.check == "exact":
+        stdio = exchange.stdio_answer([servers.SHIPCODE, servers.APP], server.environ(), request, variant.era)
+        if body != stdio:
+            return None, f"HTTP body {body[:300]!r} is not the stdio line {stdio[:300]!r}"
+        if headers.get("content-type") != "application/json":
+            return None, f"content-type {headers.get('content-type')!r}"
+        return (request, body), None
+    try:
+        message = exchange.message_of(headers.get("content-type", ""), body)
+    except ValueError:
+        return None, f"not JSON: {body[:200]!r}"
+    problem = (
+        exchange.floor_problem(message) if variant.check == "floor" else exchange.meaning_problem(workload, message)
+    )
+    return ((request, body), None) if problem is None else (None, problem)
+
+
+def checker_catches(server: servers.Server, request: exchange.Request, expected: bytes) -> str | None:
+    """Run wrk once expecting bytes the server never sends: every answer must count as wrong, or the checks
+    of this run mean nothing. The problem, or None."""
+    out = wrk.run(server.port, request.spec(), expected + b" ", 1, WARMUP_SECONDS)
+    if out["requests"] and out["wrong_body"] == out["requests"]:
+        return None
+    return f"post.lua counted {out['wrong_body']} of {out['requests']} wrong answers as wrong"
+
+
+def main(argv: list | None = None) -> int:
+    args = options(argv)
+    started = time.monotonic()
+    if args.save and uncommitted_changes():
+        sys.exit("http_bench.py: --save refused: tracked files have uncommitted changes (commit first)")
+    missing = wrk.ensure_wrk()
+    if missing:
+        sys.exit(f"http_bench.py: {missing}")
+    chosen_names = [n.strip() for n in args.variants.split(",")] if args.variants else [v.name for v in VARIANTS]
+    unknown = set(chosen_names) - {v.name for v in VARIANTS}
+    if unknown:
+        sys.exit(f"http_bench.py: unknown variants: {', '.join(sorted(unknown))}")
+    variants = [v for v in VARIANTS if v.name in chosen_names]
+    by_server = {s.name: s for s in servers.servers() if any(v.server == s.name for v in variants)}
+    servers.prepare(list(by_server.values()))
+    notes, failures = [], []
+    for server in by_server.values():
+        if server.note:
+            notes.append(f"{server.label}: not measured ({server.note})")
+            log(f"{server.name}: skipped: {server.note}")
+    info = machine_info([])
+    info["versions"].update(
+        {
+            "wrk": wrk.version(),
+            "uvicorn": servers.module_version("uvicorn"),
+            "httptools": servers.module_version("httptools"),
+            "@modelcontextprotocol/server": servers.ts_server_version(),
+        }
+    )
+    info["versions"] = {
+        k: v
+        for k, v in info["versions"].items()
+        if v and k not in ("matplotlib", "Cython", "@modelcontextprotocol/sdk")
+    }
+    info["command"] = "python benchmarks/http_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    info.update(rounds=args.rounds, seconds=args.seconds)
+
+    runs: dict = {}
+    cells: list = []  # (variant, workload, connections, request, expected)
+    try:
+        for server in by_server.values():
+            if not server.note:
+                log(f"starting {server.name}")
+                servers.start(server)
+        for variant in variants:
+            server = by_server[variant.server]
+            if server.note:
+                continue
+            for workload in exchange.WORKLOADS:
+                checked, problem = sample(server, variant, workload)
+                if problem:
+                    if variant.check == "exact" or variant.server == "floor" or not problem.startswith("HTTP "):
+                        failures.append(f"{variant.label}, {workload}: {problem}")
+                    else:
+                        notes.append(f"{variant.label}, {workload}: not served ({problem})")
+                    continue
+                request, expected = checked
+                if not cells:
+                    problem = checker_catches(server, request, expected)
+                    if problem:
+                        sys.exit(f"http_bench.py: the answer check does not work: {problem}")
+                log(f"warming {variant.name} {workload}")
+                wrk.run(server.port, request.spec(), expected, 64, WARMUP_SECONDS)
+                for connections in connection_counts(args, variant.name):
+                    cells.append((variant, workload, connections, request, expected))
+                    runs[(variant.name, workload, connections)] = []
+        groups = sorted({(c[1], c[2]) for c in cells}, key=lambda g: (-g[1], g[0]))
+        for round_index in range(args.rounds):
+            log(f"round {round_index + 1}/{args.rounds}")
+            for workload, connections in groups:
+                group = [c for c in cells if c[1] == workload and c[2] == connections]
+                shift = round_index % len(group)
+                for variant, _, _, request, expected in group[shift:] + group[:shift]:
+                    server = by_server[variant.server]
+                    with servers.Watch(server.process.pid) as watch:
+                        out = wrk.run(server.port, request.spec(), expected, connections, args.seconds)
+                    out["rss_kib"] = watch.peak_kib
+                    out["cpu_us"] = watch.cpu / max(out["requests"], 1) * 1e6
+                    out["round"] = round_index + 1
+                    if out["failed"]:
+                        failures.append(
+                            f"{variant.label}, {workload}, {connections} conn.: {out['failed']} failed "
+                            f"(errors {out['errors']}, wrong status {out['wrong_status']}, wrong body "
+                            f"{out['wrong_body']}, of {out['requests']})"
+                        )
+                    runs[(variant.name, workload, connections)].append(out)
+    finally:
+        for server in by_server.values():
+            servers.stop(server)
+            if server.process is not None and server.process.returncode not in (0, -15):
+                notes.append(f"{server.label} exited with {server.process.returncode}: {servers.stderr_tail(server)}")
+
+    try:
+        info["loadavg_end"] = round(os.getloadavg()[0], 2)
+    except OSError:
+        pass
+    info["elapsed_s"] = time.monotonic() - started
+    table = report.medians(runs)
+    rows = report.targets(table)
+    text = report.markdown(info, table, rows, notes, failures, variants)
+    print(text)
+    stem = "http-latest" if args.save else "http-last"
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{stem}.md").write_text(text + "\n")
+    data = {
+        "machine": info,
+        "runs": [{"variant": k[0], "workload": k[1], "connections": k[2], "runs": v} for k, v in runs.items()],
+        "medians": table,
+        "targets": [{"figure": r[0], "value": r[1], "goal": r[2], "status": r[3]} for r in rows],
+        "notes": notes,
+        "failures": failures,
+    }
+    (RESULTS / f"{stem}.json").write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+    log(f"wrote {RESULTS / stem}.{{md,json}}")
+    if failures:
+        return 1
+    if args.check_targets and any(status in ("MISSED", "n/a") for _, _, _, status in rows):
+        return 2
+    return 0

@@ -1,0 +1,260 @@
+"""The servers of the HTTP benchmark: what runs each, their setup, start, readiness and memory.
+
+A *server* is one process listening on a loopback port; a *variant* is one way of asking it (its era, and
+how its answers are checked). shipcode-mcp and the official SDKs are measured in both eras; the floor
+answers whatever it is asked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from harness.common import log, run_quiet
+
+HERE = Path(__file__).resolve().parent
+NODE_DIR = HERE / ".node"
+SHIPCODE = str(Path(sys.executable).with_name("shipcode-mcp"))
+#: The app shipcode-mcp serves: the benchmark catalogue written with the public API (tools echo and add among them).
+APP = str(HERE.parent / "slow_app.py")
+#: Variables the servers run without, whatever the environment says (each server sets what it needs).
+CLEARED = ("SHIPCODE_MCP_NO_EXTENSIONS", "PYTHONUNBUFFERED", "PYTHONDEVMODE", "PYTHONMALLOC")
+READY_SECONDS = 30
+
+
+@dataclasses.dataclass
+class Server:
+    name: str
+    label: str
+    argv: list  # "{port}" is replaced by the port
+    env: dict = dataclasses.field(default_factory=dict)
+    note: str = ""  # why it cannot run here ("" when it can)
+    process: subprocess.Popen | None = None
+    port: int = 0
+    stderr: object = None
+
+    def environ(self) -> dict:
+        env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+        env.update(self.env)
+        return env
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    name: str
+    label: str
+    server: str
+    era: str  # "modern" (2026-07-28), "legacy" (2025, a session for shipcode-mcp, stateless for the SDKs), "fixed"
+    check: str  # "exact" (shipcode-mcp's stdio bytes), "meaning" (parsed), "floor" (a fixed result)
+    sdk: str = ""  # the official SDK it configures ("" for the others)
+
+
+def servers() -> list:
+    py = sys.executable
+    return [
+        Server("compiled", "shipcode-mcp compiled", [SHIPCODE, APP, "--http", "127.0.0.1:{port}"]),
+        Server(
+            "pure",
+            "shipcode-mcp pure",
+            [SHIPCODE, APP, "--http", "127.0.0.1:{port}"],
+            {"SHIPCODE_MCP_NO_EXTENSIONS": "1"},
+        ),
+        Server("floor", "bare ASGI app (floor)", [py, str(HERE / "floor_app.py"), "{port}"]),
+        Server("ts-sdk", "TypeScript SDK 2", ["node", str(NODE_DIR / "peer_ts_sdk.mjs"), "{port}"]),
+        Server("sdk", "Python SDK", [py, str(HERE / "peer_sdk.py"), "{port}"]),
+        Server("fastmcp", "FastMCP", [py, str(HERE / "peer_sdk.py"), "--fastmcp", "{port}"]),
+    ]
+
+
+VARIANTS = [
+    Variant("compiled", "shipcode-mcp compiled, 2026-07-28", "compiled", "modern", "exact"),
+    Variant("compiled-legacy", "shipcode-mcp compiled, 2025 session", "compiled", "legacy", "exact"),
+    Variant("pure", "shipcode-mcp pure, 2026-07-28", "pure", "modern", "exact"),
+    Variant("pure-legacy", "shipcode-mcp pure, 2025 session", "pure", "legacy", "exact"),
+    Variant("floor", "bare ASGI app on uvicorn (floor)", "floor", "fixed", "floor"),
+    Variant("ts-sdk", "TypeScript SDK 2.4.0, 2026-07-28 JSON", "ts-sdk", "modern", "meaning", "ts-sdk"),
+    Variant("ts-sdk-legacy", "TypeScript SDK 2.4.0, 2025 stateless", "ts-sdk", "legacy", "meaning", "ts-sdk"),
+    Variant("sdk", "Python SDK 2.3.0, 2026-07-28 JSON", "sdk", "modern", "meaning", "sdk"),
+    Variant("sdk-legacy", "Python SDK 2.3.0, 2025 stateless JSON", "sdk", "legacy", "meaning", "sdk"),
+    Variant("fastmcp", "FastMCP 4.2.3, 2026-07-28 stateless JSON", "fastmcp", "modern", "meaning"),
+    Variant("fastmcp-legacy", "FastMCP 4.2.3, 2025 stateless JSON", "fastmcp", "legacy", "meaning"),
+]
+
+
+def python_has(module: str) -> bool:
+    return run_quiet([sys.executable, "-c", f"import {module}"])[0] == 0
+
+
+def module_version(dist: str) -> str:
+    code, out = run_quiet([sys.executable, "-c", f"from importlib.metadata import version; print(version({dist!r}))"])
+    return out if code == 0 else ""
+
+
+def ts_server_version() -> str:
+    try:
+        meta = NODE_DIR / "node_modules/@modelcontextprotocol/server/package.json"
+        return json.loads(meta.read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return ""
+
+
+def ensure_node_peers() -> str:
+    """Install the pinned TypeScript SDK into httpbench/.node/ once; the reason when it cannot ("" when done)."""
+    if not shutil.which("node") or not shutil.which("npm"):
+        return "node and npm not found"
+    wanted = json.loads((HERE / "package.json").read_text())["dependencies"]["@modelcontextprotocol/server"]
+    if ts_server_version() == wanted:
+        return ""
+    log(f"installing @modelcontextprotocol/server {wanted} into {NODE_DIR} (npm ci)")
+    NODE_DIR.mkdir(exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(HERE / name, NODE_DIR / name)
+    code, out = run_quiet(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, timeout=600)
+    if code != 0 or ts_server_version() != wanted:
+        return "npm could not install the TypeScript SDK: " + out[-300:]
+    return ""
+
+
+def prepare(chosen: list) -> None:
+    """Say for each server whether it can run here (its ``note`` names what is missing)."""
+    for server in chosen:
+        if server.name in ("compiled", "pure"):
+            code, out = run_quiet([SHIPCODE, "--version"], env=server.environ())
+            engine = re.search(r"engine:\s*(\w+)", out)
+            if code != 0:
+                server.note = f"shipcode-mcp --version failed: {out[-200:]}"
+            elif not python_has("uvicorn"):
+                server.note = "uvicorn missing: pip install -e '.[http]'"
+            elif server.name == "compiled" and (not engine or engine.group(1) != "compiled"):
+                server.note = f"the compiled engine is not live ({out})"
+        elif server.name == "floor":
+            if not python_has("uvicorn, httptools, uvloop"):
+                server.note = "uvicorn, httptools or uvloop missing: pip install -e '.[http]'"
+        elif server.name == "ts-sdk":
+            server.note = ensure_node_peers()
+            if not server.note:  # run from beside its node_modules, where node's ESM resolution looks
+                shutil.copyfile(HERE / "peer_ts_sdk.mjs", NODE_DIR / "peer_ts_sdk.mjs")
+        elif server.name in ("sdk", "fastmcp"):
+            module = "mcp" if server.name == "sdk" else "fastmcp"
+            if not python_has(module):
+                server.note = f"{module} not installed: pip install -r benchmarks/requirements.txt"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(server: Server) -> None:
+    """Start a server on a free loopback port and wait until it accepts connections."""
+    server.port = free_port()
+    argv = [arg.replace("{port}", str(server.port)) for arg in server.argv]
+    server.stderr = tempfile.TemporaryFile()
+    server.process = subprocess.Popen(
+        argv, env=server.environ(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=server.stderr
+    )
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"{server.name} exited with {server.process.returncode}: {stderr_tail(server)}")
+        try:
+            socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{server.name} did not listen within {READY_SECONDS} s: {stderr_tail(server)}")
+
+
+def stop(server: Server) -> None:
+    if server.process is None or server.process.poll() is not None:
+        return
+    server.process.terminate()
+    try:
+        server.process.wait(10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+def stderr_tail(server: Server) -> str:
+    if server.stderr is None:
+        return ""
+    server.stderr.seek(0)
+    return server.stderr.read()[-400:].decode(errors="replace")
+
+
+def process_tree(pid: int) -> list:
+    """The pid and its descendants."""
+    pids, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        pids.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                todo.extend(int(c) for c in Path(f"/proc/{current}/task/{task}/children").read_text().split())
+        except OSError:
+            pass
+    return pids
+
+
+def rss_kib(pids: list) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+                    break
+        except OSError:
+            pass
+    return total
+
+
+def cpu_seconds(pids: list) -> float:
+    """User + system CPU seconds of the processes (all threads) so far."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class Watch:
+    """A server's processes during one measurement: the peak of their summed resident memory (sampled every
+    10 ms) and the CPU seconds they used."""
+
+    def __init__(self, pid: int) -> None:
+        self.pids = process_tree(pid)
+        self.peak_kib = rss_kib(self.pids)
+        self.cpu = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            self.peak_kib = max(self.peak_kib, rss_kib(self.pids))
+
+    def __enter__(self) -> Watch:
+        self._cpu_start = cpu_seconds(self.pids)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu = cpu_seconds(self.pids) - self._cpu_start
+        self._stop.set()
+        self._thread.join()
+        self.peak_kib = max(self.peak_kib, rss_kib(self.pids))
