@@ -896,3 +896,21 @@ def test_an_endpoint_of_2026_alone_keeps_the_fast_path(monkeypatch) -> None:
     for line in COMMON_MODERN:
         served.message(line)
     assert reached == []
+
+
+def test_a_handler_without_a_context_cannot_ask_in_either_era(run) -> None:
+    """Without a Context a handler could never read the answers: InputRequired from it is -32603."""
+    app = make_app()
+
+    @app.tool()
+    async def blind() -> str:
+        """Asks, but could never read the answer"""
+        raise InputRequired({"name": NAME})
+
+    out = run(
+        modern("tools/call", {"name": "blind"}, rid=1)
+        + request("initialize", {"protocolVersion": "2025-11-25", "capabilities": ALL_CAPS}, rid=2)
+        + request("tools/call", {"name": "blind"}, rid=3),
+        catalogue=app.catalogue(),
+    )
+    assert out == error(-32603, "Internal error", 1) + initialized("2025-11-25", 2) + error(-32603, "Internal error", 3)

@@ -221,7 +221,8 @@ class ModernRoute:
             return self.era.finish(body, self.cacheable)
         if type(body) is Deferred:
             body.round = round_
-            body.func = ModernWork(self, body.func, body.mode == ASYNC, round_, params)
+            # Work without a Context cannot read a round's answers: its round is None (see ModernWork).
+            body.func = ModernWork(self, body.func, body.mode == ASYNC, round_ if body.takes_context else None, params)
         return body
 
     def asked(self, params: dict[str, Any], ask: InputRequired, round_: Round) -> bytes:
@@ -233,7 +234,10 @@ class ModernRoute:
 
 
 class ModernWork:
-    """Deferred work of a modern request: its body framed, its questions answered as input_required."""
+    """Deferred work of a modern request: its body framed, its questions answered as input_required.
+
+    ``round`` is None for work without a Context: it cannot ask.
+    """
 
     __slots__ = ("route", "func", "is_async", "round", "params")
 
@@ -252,7 +256,7 @@ class ModernWork:
         try:
             body = self.func(*args)
         except InputRequired as ask:
-            return self.route.asked(self.params, ask, self.round)
+            return self._asked(ask)
         except RpcError as error:
             raise resource_not_found_as_invalid_params(error, self.params) from None
         return self.route.era.finish(body, self.route.cacheable)
@@ -261,10 +265,16 @@ class ModernWork:
         try:
             body = await self.func(*args)
         except InputRequired as ask:
-            return self.route.asked(self.params, ask, self.round)
+            return self._asked(ask)
         except RpcError as error:
             raise resource_not_found_as_invalid_params(error, self.params) from None
         return self.route.era.finish(body, self.route.cacheable)
+
+    def _asked(self, ask: InputRequired) -> bytes:
+        """The answer to the handler's questions (a server fault when it takes no Context)."""
+        if self.round is None:
+            raise asked_without_context(self.route.method)
+        return self.route.asked(self.params, ask, self.round)
 
 
 def asked_without_context(method: str) -> RpcError:

@@ -199,7 +199,9 @@ class LineRules:
         returned neither bytes nor deferred work: an internal error).
         """
         if type(body) is Deferred:
-            if body.round is None and method in ASKING_METHODS:  # a legacy request: its handler may ask
+            # A legacy request whose handler takes a Context may ask the client (without one it
+            # could never read the answers): only that work is wrapped for the rounds.
+            if body.takes_context and body.round is None and method in ASKING_METHODS:
                 from .eras import asking_deferred
 
                 body = asking_deferred(self.session, id_bytes, method, route, params, body)
