@@ -584,6 +584,30 @@ cdef int _skip(Scan* s, int depth) noexcept:
         return 0
 
 
+cdef bint _header_value(object value, const char** text, Py_ssize_t* n) noexcept:
+    """An HTTP header value (bytes) trimmed of spaces and tabs: 0 when absent, or when it holds
+    characters other than visible ASCII, space and tab (HTTP refuses those itself)."""
+    cdef const char* p
+    cdef Py_ssize_t size, i
+    cdef unsigned char c
+    if type(value) is not bytes:
+        return 0
+    p = PyBytes_AS_STRING(value)
+    size = PyBytes_GET_SIZE(value)
+    for i in range(size):
+        c = p[i]
+        if c != 9 and (c < 32 or c > 126):
+            return 0
+    while size and (p[0] == 32 or p[0] == 9):
+        p += 1
+        size -= 1
+    while size and (p[size - 1] == 32 or p[size - 1] == 9):
+        size -= 1
+    text[0] = p
+    n[0] = size
+    return 1
+
+
 cdef int _meta(Scan* s, Meta* meta) noexcept:
     """Scan ``params._meta``: its protocol version and whether it declares client capabilities.
 
@@ -726,6 +750,7 @@ cdef class _FastTool:
     cdef list field_keys   # str
     cdef unsigned int admits[MAX_MEMBERS]  # per field: a bit (1 << V_*) per value kind it admits
     cdef bint required[MAX_MEMBERS]
+    cdef bint mirrored     # an argument is mirrored in an HTTP header: HTTP checks its calls itself
 
 
 cdef class _Read:
@@ -1085,6 +1110,13 @@ cdef class Engine:
     cdef bytes _modern_text_close
     cdef MetaCache _meta_cache
     cdef bint _modern_only    # every request judged by 2026-07-28's rules (see modern_only())
+    cdef bint _http           # judging an HTTP body whose header values follow (see http_modern())
+    cdef const char* _h_version
+    cdef Py_ssize_t _h_version_len
+    cdef const char* _h_method
+    cdef Py_ssize_t _h_method_len
+    cdef const char* _h_name  # NULL: no Mcp-Name header
+    cdef Py_ssize_t _h_name_len
     cdef Py_ssize_t _max
     cdef unsigned char* _partial
     cdef Py_ssize_t _partial_len
@@ -1199,6 +1231,7 @@ cdef class Engine:
             fast.name = spec.name.encode("utf-8")
             fast.func = spec.func
             fast.failed = spec.failed
+            fast.mirrored = spec.mirrored
             fast.invalid = spec.invalid
             fast.count = len(spec.fields)
             fast.positional = spec.positional
@@ -1227,6 +1260,37 @@ cdef class Engine:
         templates = list(catalogue.templates.values())
         template_reads = [_read_of(template, True) if template.direct else None for template in templates]
         self._template_reads = None if None in template_reads else template_reads
+
+    def fast(self, data):
+        """The answer to one whole message when the fast path gives one (an HTTP body in a session); else
+        None, and nothing was judged."""
+        cdef const unsigned char[:] view = data
+        cdef Py_ssize_t n = view.shape[0]
+        if n == 0 or n > self._max or not self._fast(&view[0], n):
+            return None
+        return self._drain()
+
+    def http_modern(self, data, version, method, name):
+        """The answer to the body of a 2026-07-28 HTTP request, when the fast path gives one with HTTP
+        status 200 and the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` header values
+        (bytes, each given once; None when absent) match the body; else None, and nothing was judged."""
+        cdef const unsigned char[:] view = data
+        cdef Py_ssize_t n = view.shape[0]
+        cdef int fast
+        if n == 0 or n > self._max or not _header_value(version, &self._h_version, &self._h_version_len) \
+                or not _header_value(method, &self._h_method, &self._h_method_len):
+            return None
+        if name is None:
+            self._h_name = NULL
+        elif not _header_value(name, &self._h_name, &self._h_name_len) \
+                or (self._h_name_len >= 9 and memcmp(self._h_name, b"=?base64?", 9) == 0):
+            return None
+        self._http = True
+        try:
+            fast = self._fast(&view[0], n)
+        finally:
+            self._http = False
+        return self._drain() if fast else None
 
     def modern_only(self):
         """Judge every request by 2026-07-28's rules, whatever its ``_meta`` holds (a stateless HTTP endpoint)."""
@@ -1631,7 +1695,7 @@ cdef class Engine:
         if rid.kind == V_STR:
             id_text -= 1
             id_len += 2
-        if self._modern_only and not meta.present:  # no legacy answer here: the line rules judge it
+        if (self._modern_only or self._http) and not meta.present:  # no legacy answer here: the line rules judge it
             return 0
         if meta.present:
             return self._fast_modern(id_text, id_len, method, &meta, params, params_count, arguments, arguments_count)
@@ -1763,6 +1827,9 @@ cdef class Engine:
                 break
         if found < 0:
             return 0
+        if self._http and not (_same(method.val, method.val_len, self._h_method, self._h_method_len)
+                               and _same(meta.version, meta.version_len, self._h_version, self._h_version_len)):
+            return 0  # HTTP says why the headers do not match
         cdef _Route route = self._modern_table[found]
         if route.kind == R_CONST:
             if params_count > 1:  # more than _meta (a cursor, say)
@@ -1789,13 +1856,17 @@ cdef class Engine:
                 return 0
         if name == NULL or name.kind != V_STR:
             return 0
+        if self._http and (self._h_name == NULL or not _same(name.val, name.val_len, self._h_name, self._h_name_len)):
+            return 0
         cdef _FastTool tool = None
         for candidate in self._tools:
             if _same(name.val, name.val_len, PyBytes_AS_STRING((<_FastTool>candidate).name),
                      PyBytes_GET_SIZE((<_FastTool>candidate).name)):
                 tool = <_FastTool>candidate
                 break
-        if tool is None:
+        if tool is None or (self._http and tool.mirrored):
+            if self._http:  # an unknown tool is a 400 on HTTP; mirrored arguments are HTTP's to check
+                return 0
             if _value(name) in self._tool_lookup:
                 return 0  # a tool with a schema the fast path does not check
             self._emit_answer(rid, rid_len, _UNKNOWN_TOOL_TAIL)

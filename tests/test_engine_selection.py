@@ -114,4 +114,6 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
         "flush_soon",
         "refresh",
         "modern_only",
+        "fast",
+        "http_modern",
     }

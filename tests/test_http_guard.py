@@ -212,6 +212,35 @@ def test_a_body_that_never_completes_is_refused_at_its_deadline_and_the_app_goes
     assert served.deadlines.reading == {} and served.deadlines.late == set()
 
 
+def test_the_body_deadline_holds_on_every_event_loop_the_app_serves() -> None:
+    # One app served by one event loop, then another (a server restarted in-process, a test runner):
+    # the deadlines' timer follows the loop of the body being read.
+    served = app().http_app(body_timeout=0.05)
+
+    async def late() -> Call:
+        return await Call(served, "POST", headers=POST_HEADERS, pieces=[INIT[:20]], open_ended=True).finish()
+
+    assert within(http(served, "POST", INIT, POST_HEADERS)).status == 200
+    assert seen(within(late(), 10)) == LATE
+    assert seen(within(late(), 10)) == LATE
+
+
+def test_header_names_in_any_case_are_the_same_headers() -> None:
+    # ASGI servers should lower-case header names; one that does not is understood all the same.
+    def call(headers: list[tuple[bytes, bytes]]) -> Call:
+        request = Call(app().http_app(), "POST", INIT)
+        request.scope["headers"] = headers
+        return within(request.finish())
+
+    def shown(done: Call) -> tuple:  # the session id aside, which is new each time
+        return done.status, [name for name, _ in done.headers], done.body
+
+    lower = [(name.encode(), value.encode()) for name, value in POST_HEADERS.items()]
+    mixed = [(name.title(), value) for name, value in lower]
+    assert shown(call(mixed)) == shown(call(lower))
+    assert call(mixed).status == 200
+
+
 async def started_reading(served) -> Call:
     """A POST whose body never completes, once the app has read its first piece."""
     reading = Call(served, "POST", headers=POST_HEADERS, pieces=[INIT[:20]], open_ended=True).start()

@@ -206,6 +206,14 @@ def test_a_repeated_header_is_a_mismatch() -> None:
     assert seen(call) == json_reply(400, mismatch("Mcp-Name header appears more than once"))
 
 
+def test_a_header_repeated_in_another_case_is_a_mismatch() -> None:
+    app, _ = make_app()
+    sent = [*modern_headers("tools/call", "echo").items()]
+    call = Call(app.http_app(), "POST", CALL_ECHO, sent)
+    call.scope["headers"].append((b"Mcp-Name", b"echo"))
+    assert seen(within(call.finish())) == json_reply(400, mismatch("Mcp-Name header appears more than once"))
+
+
 def test_the_version_header_must_match_the_meta() -> None:
     app, _ = make_app()
     body = modern_body("server/discover", meta={V: "v999", CAPS: {}}, rid=302)

@@ -123,6 +123,15 @@ class Engine:
         self._line(data)
         return self._drain()
 
+    def fast(self, data: bytes) -> None:
+        """The compiled engine answers common messages at once here; this engine has no fast path, so
+        every message is judged in full (:meth:`message`)."""
+        return None
+
+    def http_modern(self, data: bytes, version: bytes | None, method: bytes | None, name: bytes | None) -> None:
+        """As :meth:`fast`, for a 2026-07-28 HTTP body and its headers: None, judged in full."""
+        return None
+
     def _finish(self) -> None:
         if self._skipping:
             self._end_skip()

@@ -35,7 +35,7 @@ from .protocol import (
     RpcError,
 )
 from .results import error_result, tool_result
-from .schema import FlatShape, InvalidArguments, positional_count
+from .schema import FlatShape, InvalidArguments, header_parameters, positional_count
 from .session import ASYNC, INLINE, Deferred, Session
 
 TYPE_CHECKING = False
@@ -86,7 +86,7 @@ def constant_answer(result: dict[str, Any]) -> bytes:
 class FastTool:
     """A plain tool with a flat argument shape, for engines that check arguments themselves."""
 
-    __slots__ = ("name", "func", "fields", "positional", "invalid", "failed")
+    __slots__ = ("name", "func", "fields", "positional", "invalid", "failed", "mirrored")
 
     def __init__(
         self,
@@ -96,6 +96,7 @@ class FastTool:
         positional: int,
         invalid: bytes,
         failed: Callable[[BaseException], bytes],
+        mirrored: bool = False,
     ) -> None:
         self.name = name
         #: The function, called with the arguments by name (or by position: see ``positional``).
@@ -109,6 +110,8 @@ class FastTool:
         self.invalid = invalid
         #: ``failed(error)``: the result body of a call whose function raised ``error``.
         self.failed = failed
+        #: Whether an argument is mirrored in an HTTP header (``x-mcp-header``): HTTP checks such calls itself.
+        self.mirrored = mirrored
 
 
 class Catalogue:
@@ -163,6 +166,7 @@ class Catalogue:
                 positional_count(tool.func, tuple(field[0] for field in tool.validate.fields)),
                 self.invalid_arguments[name],
                 tool.failed,
+                bool(header_parameters(tool.input_schema)),
             )
             for name, tool in self.tools.items()
             if tool.plain and type(tool.validate) is FlatShape

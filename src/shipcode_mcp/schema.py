@@ -318,3 +318,17 @@ def compile_output_check(schema: dict[str, Any]) -> Callable[[object], None]:
             raise ValueError(f"the result does not match the output schema: {error.message}")
 
     return check_output
+
+
+def header_parameters(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...]]]:
+    """``(header name, property path)`` of each property with ``x-mcp-header``, via ``properties`` only."""
+    found = []
+    properties = schema.get("properties") if type(schema) is dict else None
+    if type(properties) is dict:
+        for key, sub in properties.items():
+            if type(sub) is dict:
+                header = sub.get("x-mcp-header")
+                if type(header) is str and header:
+                    found.append((header, (*path, key)))
+                found.extend(header_parameters(sub, (*path, key)))
+    return found

@@ -31,8 +31,8 @@ from ..workers import WorkerPool
 from . import replies
 from .auth import WELL_KNOWN, BearerAuth
 from .deadlines import BodyDeadlines, BodyTimeout
-from .exchange import ANSWER, END, LINE
-from .guard import Guard, accepts, is_json, is_loopback
+from .exchange import ANSWER, END, LINE, Gate
+from .guard import REFUSALS, Guard, accepts, is_json
 from .headers import RequestHeaders, check_request, mismatch
 from .posts import INVALID, REQUEST, BodyTooLarge, ClientGone, Post, read_body
 from .served import Served
@@ -51,6 +51,8 @@ KEEPALIVE_SECONDS = 15.0
 UNSUPPORTED_VERSION = -32022
 #: Sent with 413 and 408, which come before the body is whole: the connection ends, the rest is never read.
 CLOSE = [(b"connection", b"close")]
+#: The answer to a request for any other path.
+NOT_FOUND = replies.refusal_body(INVALID_REQUEST, "Not Found")
 
 
 class McpHttpApp:
@@ -94,9 +96,12 @@ class McpHttpApp:
         self.versions = app.protocol_versions
         self.legacy = any(version in LEGACY_VERSIONS for version in self.versions)
         self.modern_spoken = not all(version in LEGACY_VERSIONS for version in self.versions)
+        #: The ``MCP-Protocol-Version`` values of the legacy versions spoken.
+        self.legacy_spoken = frozenset(version.encode() for version in self.versions if version in LEGACY_VERSIONS)
         self._pool: WorkerPool | None = None
         self._shared: Served | None = None
-        self._in_flight: asyncio.Semaphore | None = None
+        #: Bounds the deferred work in flight across every catalogue of the app.
+        self.gate = Gate(self.max_concurrency)
         #: ``subscriptions/listen`` streams open.
         self.listening = 0
 
@@ -110,20 +115,17 @@ class McpHttpApp:
     def shared(self) -> Served:
         """The catalogue serving 2026-07-28 requests and refusing malformed bodies (made on first use)."""
         if self._shared is None:
-            self._shared = Served(self.app, self.max, self.pool, all_modern=self.modern_spoken)
-            self._in_flight = asyncio.Semaphore(self.max_concurrency)
+            self._shared = Served(self.app, self.max, self.pool, self.gate, all_modern=self.modern_spoken)
         return self._shared
 
     def _legacy_catalogue(self, standalone: Callable[[bytes], object]) -> Served:
-        return Served(self.app, self.max, self.pool, standalone=standalone)
+        return Served(self.app, self.max, self.pool, self.gate, standalone=standalone)
 
     # -- ASGI ----------------------------------------------------------------------------------
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
-        kind = scope["type"]
-        if kind == "http":
-            await self.http(scope, receive, send)
-        elif kind == "lifespan":
+    async def other(self, kind: str, receive: Callable[[], Any], send: Callable[..., Any]) -> None:
+        """What is not HTTP: the lifespan (the shared catalogue is made at start-up); anything else is closed."""
+        if kind == "lifespan":
             await self.lifespan(receive, send)
         else:  # a websocket, say: not served here
             await send({"type": "websocket.close", "code": 1000})
@@ -139,54 +141,65 @@ class McpHttpApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def http(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
-        root = scope.get("root_path", "")
-        path = scope["path"]
-        route = path[len(root) :] if root and path.startswith(root) else path
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
+        if scope["type"] != "http":
+            await self.other(scope["type"], receive, send)
+            return
+        root = scope.get("root_path")
+        route = scope["path"]
+        if root and route.startswith(root):
+            route = route[len(root) :]
         headers = RequestHeaders(scope["headers"])
-        loopback = is_loopback(scope.get("server"))
-        host = headers.get("host")
-        if self.guard.host_refused(host, loopback):
-            await replies.refuse(send, 421, INVALID_REQUEST, "Misdirected Request: Host not allowed")
+        first = headers.first
+        server = scope.get("server")
+        refused = self.guard.refusal(first.get(b"host"), first.get(b"origin"), server[0] if server else None)
+        if refused:
+            await replies.refuse(send, refused, INVALID_REQUEST, REFUSALS[refused])
             return
-        if self.guard.origin_refused(headers.get("origin"), host, loopback):
-            await replies.refuse(send, 403, INVALID_REQUEST, "Forbidden: Origin not allowed")
-            return
-        if self.auth is not None and route in (WELL_KNOWN, WELL_KNOWN + self.path):
-            await self.resource_metadata(scope, send, headers, root)
-            return
-        if route != self.path:
-            await replies.reply(send, 404, replies.refusal_body(INVALID_REQUEST, "Not Found"))
-            return
-        caller = None
+        caller = token = None
         if self.auth is not None:
-            caller = await self.auth.caller(headers.get("authorization"))
-            if caller is None:
-                base = self.base_url(scope, headers)
-                await replies.refuse(
-                    send,
-                    401,
-                    INVALID_REQUEST,
-                    "Unauthorized: a valid bearer token is required",
-                    [(b"www-authenticate", self.auth.challenge(base, root + self.path))],
-                )
+            root = root or ""
+            if route in (WELL_KNOWN, WELL_KNOWN + self.path):
+                await self.resource_metadata(scope, send, headers, root)
                 return
-        token = context.CALLER.set(caller)
+            if route == self.path:
+                caller = await self.auth.caller(headers.get(b"authorization"))
+                if caller is None:
+                    await self.unauthorized(scope, send, headers, root)
+                    return
+                token = context.CALLER.set(caller)
+        if route != self.path:
+            await replies.reply(send, 404, NOT_FOUND)
+            return
         try:
             method = scope["method"]
             if method == "POST":
                 await self.post(receive, send, headers, caller)
-            elif method in ("GET", "DELETE") and self.legacy and headers.get("mcp-session-id") is not None:
+            elif method in ("GET", "DELETE") and self.legacy and b"mcp-session-id" in first:
                 await (self.get if method == "GET" else self.delete)(receive, send, headers, caller)
             else:
                 allow = b"GET, POST, DELETE" if self.legacy else b"POST"
                 await replies.refuse(send, 405, INVALID_REQUEST, "Method Not Allowed", [(b"allow", allow)])
         finally:
-            context.CALLER.reset(token)
+            if token is not None:
+                context.CALLER.reset(token)
+
+    async def unauthorized(
+        self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str
+    ) -> None:
+        """401, with where to get a token."""
+        base = self.base_url(scope, headers)
+        await replies.refuse(
+            send,
+            401,
+            INVALID_REQUEST,
+            "Unauthorized: a valid bearer token is required",
+            [(b"www-authenticate", self.auth.challenge(base, root + self.path))],
+        )
 
     def base_url(self, scope: dict[str, Any], headers: RequestHeaders) -> str:
         server = scope.get("server") or ("localhost", 80)
-        host = headers.get("host") or f"{server[0]}:{server[1]}"
+        host = headers.get(b"host") or f"{server[0]}:{server[1]}"
         return f"{scope.get('scheme', 'http')}://{host}"
 
     async def resource_metadata(
@@ -200,21 +213,22 @@ class McpHttpApp:
     async def post(
         self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
     ) -> None:
-        if not is_json(headers.get("content-type")):
+        first = headers.first
+        if not is_json(first.get(b"content-type")):
             await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send application/json")
             return
-        encoding = headers.get("content-encoding")
-        if encoding is not None and encoding.strip().lower() != "identity":
+        encoding = first.get(b"content-encoding")
+        if encoding is not None and encoding.strip().lower() != b"identity":
             await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send the body unencoded")
             return
-        json_ok, stream_ok = accepts(headers.get("accept"))
+        json_ok, stream_ok = accepts(first.get(b"accept"))
         if not (json_ok or stream_ok):
             await replies.refuse(
                 send, 406, INVALID_REQUEST, "Not Acceptable: accept application/json or text/event-stream"
             )
             return
         try:
-            body = await read_body(receive, self.max, headers.get("content-length"), self.deadlines)
+            body = await read_body(receive, self.max, first.get(b"content-length"), self.deadlines)
         except BodyTooLarge:
             message = f"Payload Too Large: the limit is {self.max} bytes"
             await replies.refuse(send, 413, INVALID_REQUEST, message, CLOSE)
@@ -225,14 +239,40 @@ class McpHttpApp:
             return
         except ClientGone:
             return
-        post = Post(receive, send, headers, body, json_ok, stream_ok, caller)
         shared = self.shared()  # made on first use: an event loop runs
+        if headers.repeated is None and not self.gate.full():
+            # The compiled fast path: what it answers at once needs no more than this.
+            version = first.get(b"mcp-protocol-version")
+            if shared.http_modern is not None:
+                answer = shared.http_modern(body, version, first.get(b"mcp-method"), first.get(b"mcp-name"))
+                if answer is not None:
+                    start, end = replies.json_response(200, answer)
+                    await send(start)
+                    await send(end)
+                    return
+            session_id = first.get(b"mcp-session-id")
+            if (
+                session_id is not None
+                and self.legacy
+                and (version is None or version.strip(b" \t") in self.legacy_spoken)
+            ):
+                session = self.sessions.get(session_id.decode("latin-1"), caller)
+                if session is not None:
+                    answer = session.served.fast(body)
+                    if answer is not None:
+                        session.touch()
+                        start, end = replies.json_response(200, answer, [(b"mcp-session-id", session_id)])
+                        await send(start)
+                        await send(end)
+                        return
+        post = Post(receive, send, headers, body, json_ok, stream_ok, caller)
         if post.kind == INVALID:
             answer = shared.judge(body) if post.message is not None or body.strip() else b""
             await replies.reply(send, 400, answer or PARSE_ERROR_LINE)
             return
-        version = headers.get("mcp-protocol-version")
-        version = None if version is None else version.strip(" \t")
+        version = headers.get(b"mcp-protocol-version")
+        if version is not None:
+            version = version.strip(" \t")
         modern = self.modern_spoken and (not self.legacy or (version is not None and version not in LEGACY_VERSIONS))
         negotiating = post.method == "initialize" and not modern
         if version is not None and version not in self.versions and not negotiating:
@@ -253,7 +293,7 @@ class McpHttpApp:
             return
         shared = self.shared()
         try:
-            if post.headers.get("mcp-protocol-version") is None:
+            if b"mcp-protocol-version" not in post.headers.first:
                 raise mismatch("MCP-Protocol-Version header is missing")
             check_request(post.headers, post.method, post.message.get("params"), shared.catalogue.tools)
         except RpcError as error:
@@ -262,9 +302,10 @@ class McpHttpApp:
         if post.method == "subscriptions/listen":
             await self.listen(post)
             return
-        async with self._in_flight:
-            exchange = shared.exchange()
-            await self.deliver(post, exchange, shared.judge(post.body, exchange), True, [])
+        if self.gate.full():
+            await self.gate.wait()
+        exchange = shared.exchange()
+        await self.deliver(post, exchange, shared.judge(post.body, exchange), True, None)
 
     async def listen(self, post: Post) -> None:
         """``subscriptions/listen``: a catalogue of its own, whose notifications all go to this stream.
@@ -277,7 +318,7 @@ class McpHttpApp:
         if self.listening >= self.sessions.max_sessions:
             await replies.refuse(post.send, 503, INTERNAL_ERROR, "Service Unavailable: too many open subscriptions")
             return
-        served = Served(self.app, self.max, self.pool, all_modern=True)
+        served = Served(self.app, self.max, self.pool, self.gate, all_modern=True)
         exchange = served.exchange()
         served.runtime.standalone = lambda line: exchange.put(LINE, line)
         self.listening += 1
@@ -293,7 +334,7 @@ class McpHttpApp:
             served.end()
 
     async def legacy_post(self, post: Post) -> None:
-        session_id = post.headers.get("mcp-session-id")
+        session_id = post.headers.get(b"mcp-session-id")
         opening = post.method == "initialize" and session_id is None
         if opening:
             session = self.sessions.open(post.caller)
@@ -311,16 +352,17 @@ class McpHttpApp:
         extra = [(b"mcp-session-id", session.id.encode())]
         session.busy += 1
         try:
-            async with self._in_flight:
-                exchange = session.served.exchange()
-                answer = session.served.judge(post.body, exchange)
-                if post.kind != REQUEST:
-                    await replies.reply(post.send, 202, b"", extra)
-                elif opening and replies.error_code(answer, post.rid) is not None:
-                    self.sessions.close(session.id)
-                    await replies.reply(post.send, 200, answer)
-                else:
-                    await self.deliver(post, exchange, answer, False, extra)
+            if self.gate.full():
+                await self.gate.wait()
+            exchange = session.served.exchange()
+            answer = session.served.judge(post.body, exchange)
+            if post.kind != REQUEST:
+                await replies.reply(post.send, 202, b"", extra)
+            elif opening and replies.error_code(answer, post.rid) is not None:
+                self.sessions.close(session.id)
+                await replies.reply(post.send, 200, answer)
+            else:
+                await self.deliver(post, exchange, answer, False, extra)
         finally:
             session.busy -= 1
             session.touch()
@@ -328,7 +370,7 @@ class McpHttpApp:
     # -- answers -----------------------------------------------------------------------------------
 
     async def deliver(
-        self, post: Post, exchange: Exchange, answer: bytes, modern: bool, extra: list[tuple[bytes, bytes]]
+        self, post: Post, exchange: Exchange, answer: bytes, modern: bool, extra: list[tuple[bytes, bytes]] | None
     ) -> None:
         """Send a judged request's answer: at once as JSON when nothing precedes it, else as the exchange goes."""
         if answer and not exchange.waiting:
@@ -343,7 +385,9 @@ class McpHttpApp:
         finally:
             watcher.cancel()
 
-    async def respond(self, post: Post, exchange: Exchange, modern: bool, extra: list[tuple[bytes, bytes]]) -> None:
+    async def respond(
+        self, post: Post, exchange: Exchange, modern: bool, extra: list[tuple[bytes, bytes]] | None
+    ) -> None:
         """Send what the exchange gives: one JSON answer, or an event stream ending with the answer."""
         send = post.send
         kind, line = await exchange.next()
@@ -400,10 +444,10 @@ class McpHttpApp:
         self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
     ) -> None:
         """The session's stream: what no request waits for (list changes, resource updates)."""
-        if not accepts(headers.get("accept"))[1]:
+        if not accepts(headers.first.get(b"accept"))[1]:
             await replies.refuse(send, 406, INVALID_REQUEST, "Not Acceptable: accept text/event-stream")
             return
-        session = self.sessions.get(headers.get("mcp-session-id"), caller)
+        session = self.sessions.get(headers.get(b"mcp-session-id"), caller)
         if session is None:
             await replies.refuse(send, 404, INVALID_REQUEST, "Session not found")
             return
@@ -423,7 +467,7 @@ class McpHttpApp:
         self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
     ) -> None:
         """End the session."""
-        session_id = headers.get("mcp-session-id")
+        session_id = headers.get(b"mcp-session-id")
         if self.sessions.get(session_id, caller) is None:
             await replies.refuse(send, 404, INVALID_REQUEST, "Session not found")
             return

@@ -48,7 +48,8 @@ class Exchange:
 
     def __init__(self) -> None:
         self._items: deque[tuple[int, bytes]] = deque()
-        self._ready = asyncio.Event()
+        #: Set when a line is queued; made when someone first waits (most answers are given at once).
+        self._ready: asyncio.Event | None = None
         #: The request's deferred work while it runs.
         self.job: Any = None
         #: True once no one reads any more (the client left): later lines are dropped.
@@ -63,7 +64,8 @@ class Exchange:
         if kind != LINE:
             self.answered = True
         self._items.append((kind, line))
-        self._ready.set()
+        if self._ready is not None:
+            self._ready.set()
 
     @property
     def waiting(self) -> bool:
@@ -73,6 +75,8 @@ class Exchange:
     async def next(self) -> tuple[int, bytes]:
         """The next line and its kind, waiting for it."""
         while not self._items:
+            if self._ready is None:
+                self._ready = asyncio.Event()
             self._ready.clear()
             await self._ready.wait()
         return self._items.popleft()
@@ -81,9 +85,41 @@ class Exchange:
         """No one reads any more (the client left, or the session ended); ``cancel``: stop the work too."""
         self.closed = True
         self._items.append((END, b""))
-        self._ready.set()
+        if self._ready is not None:
+            self._ready.set()
         if cancel and self.job is not None and not self.job.done():
             self.job.cancel()
+
+
+class Gate:
+    """At most ``limit`` pieces of deferred work in flight across an app's catalogues: a request
+    waits for a free place before it is judged."""
+
+    __slots__ = ("limit", "active", "_free")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active = 0
+        self._free: asyncio.Event | None = None
+
+    def full(self) -> bool:
+        return self.active >= self.limit
+
+    async def wait(self) -> None:
+        """Wait until a place is free."""
+        while self.active >= self.limit:
+            if self._free is None:
+                self._free = asyncio.Event()
+            self._free.clear()
+            await self._free.wait()
+
+    def started(self) -> None:
+        self.active += 1
+
+    def ended(self) -> None:
+        self.active -= 1
+        if self._free is not None:
+            self._free.set()
 
 
 class Runtime:
@@ -96,9 +132,11 @@ class Runtime:
         self,
         session: Session,
         pool: Callable[[], WorkerPool],
+        gate: Gate,
         standalone: Callable[[bytes], object] | None = None,
     ) -> None:
         self.session = session
+        self.gate = gate
         #: The event loop serving, and its thread (see :meth:`serving`).
         self.loop: Any = None
         self._thread = 0
@@ -128,6 +166,7 @@ class Runtime:
         else:
             job = self.loop.run_in_executor(self._pool(), contextvars.copy_context().run, deferred.func, *args)
         self.jobs[job] = id_bytes
+        self.gate.started()
         if exchange is not None:
             exchange.job = job
         job.add_done_callback(lambda done: self._done(done, exchange))
@@ -135,6 +174,7 @@ class Runtime:
 
     def _done(self, job: Any, exchange: Exchange | None) -> None:
         id_bytes = self.jobs.pop(job)
+        self.gate.ended()
         if exchange is None or exchange.closed:
             if not job.cancelled():
                 job.exception()  # retrieved: a client that left is not an error

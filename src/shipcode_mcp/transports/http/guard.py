@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+#: The message of each status :meth:`Guard.refusal` gives.
+REFUSALS = {421: "Misdirected Request: Host not allowed", 403: "Forbidden: Origin not allowed"}
 
 
 def split_host(host: str) -> tuple[str, str | None]:
@@ -31,16 +33,10 @@ def split_host(host: str) -> tuple[str, str | None]:
     return name, (port if colon else None)
 
 
-def is_loopback(server: tuple[str, int] | None) -> bool:
-    """Whether the connection arrived on a loopback address (``scope["server"]``)."""
-    return bool(server) and loopback_address(server[0])
-
-
-@lru_cache(maxsize=64)
-def loopback_address(host: str) -> bool:
-    """Whether an address is a loopback one; remembered, since a server listens on few addresses."""
+def loopback_address(host: str | None) -> bool:
+    """Whether an address (the one a connection arrived on) is a loopback one."""
     try:
-        return ip_address(host).is_loopback
+        return host is not None and ip_address(host).is_loopback
     except ValueError:
         return False
 
@@ -88,6 +84,21 @@ class Guard:
     def __init__(self, allowed_hosts: Iterable[str] | None, allowed_origins: Iterable[str] | None) -> None:
         self.hosts = None if allowed_hosts is None else HostRule(allowed_hosts)
         self.origins = None if allowed_origins is None else HostRule(_origin_hosts(allowed_origins))
+        #: :meth:`_refusal`, remembered: a server sees the same few Host and Origin values again and again.
+        self.refusal = lru_cache(maxsize=256)(self._refusal)
+
+    def _refusal(self, host: bytes | None, origin: bytes | None, address: str | None) -> int:
+        """0 when the Host and Origin headers pass, else the status refusing them: 421 (Host) or 403 (Origin).
+
+        ``address``: where the connection arrived (``scope["server"][0]``; None when unknown).
+        """
+        loopback = loopback_address(address)
+        host_text = None if host is None else host.decode("latin-1")
+        if self.host_refused(host_text, loopback):
+            return 421
+        if origin is not None and self.origin_refused(origin.decode("latin-1"), host_text, loopback):
+            return 403
+        return 0
 
     def host_refused(self, host: str | None, loopback: bool) -> bool:
         """Whether the Host header refuses the request (a missing Host passes only off loopback)."""
@@ -144,11 +155,12 @@ def _is_zero_quality(parameter: str) -> bool:
         return False
 
 
-def accepts(accept: str | None) -> tuple[bool, bool]:
+@lru_cache(maxsize=256)
+def accepts(accept: bytes | None) -> tuple[bool, bool]:
     """``(json, event_stream)``: which answers an Accept value admits (no Accept admits both)."""
     if accept is None:
         return True, True
-    types = media_types(accept)
+    types = media_types(accept.decode("latin-1"))
     anything = "*/*" in types
     return (
         anything or "application/json" in types or "application/*" in types,
@@ -156,11 +168,12 @@ def accepts(accept: str | None) -> tuple[bool, bool]:
     )
 
 
-def is_json(content_type: str | None) -> bool:
+@lru_cache(maxsize=256)
+def is_json(content_type: bytes | None) -> bool:
     """Whether a Content-Type is JSON: ``application/json``, with no charset but UTF-8."""
     if content_type is None:
         return False
-    kind, _, parameters = content_type.partition(";")
+    kind, _, parameters = content_type.decode("latin-1").partition(";")
     if kind.strip().lower() != "application/json":
         return False
     for parameter in parameters.split(";"):

@@ -13,8 +13,10 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from functools import lru_cache
 
 from ...protocol import META_VERSION, RpcError
+from ...schema import header_parameters
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +27,7 @@ HEADER_MISMATCH = -32020
 #: Methods whose ``Mcp-Name`` header is required, and the params member it mirrors.
 NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 #: A character a header value may not hold: anything but visible ASCII, space and tab.
-_INVALID_CHARACTER = re.compile(r"[^\t\x20-\x7e]")
+_INVALID_CHARACTER = re.compile(rb"[^\t\x20-\x7e]")
 _SENTINEL_OPEN = "=?base64?"
 _SENTINEL_CLOSE = "?="
 
@@ -35,32 +37,55 @@ def mismatch(message: str) -> RpcError:
 
 
 class RequestHeaders:
-    """The request's headers by lower-case name (each value a list: a name may repeat)."""
+    """The request's headers by lower-case name, values as bytes (a name may repeat)."""
 
-    __slots__ = ("values",)
+    __slots__ = ("first", "repeated")
 
-    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
-        values: dict[str, list[str]] = {}
+    def __init__(self, raw: Any) -> None:
+        if type(raw) is not list:
+            raw = list(raw)
+        first = dict(raw)
+        #: Each name's later values, when a name repeats (None: none does).
+        self.repeated: dict[bytes, list[bytes]] | None = None
+        if len(first) == len(raw) and b"".join(first).islower():  # the usual case, decided in C
+            self.first = first
+            return
+        first = {}
+        repeated: dict[bytes, list[bytes]] = {}
         for name, value in raw:
-            values.setdefault(name.decode("latin-1").lower(), []).append(value.decode("latin-1"))
-        self.values = values
+            name = name.lower()
+            if name in first:
+                repeated.setdefault(name, []).append(value)
+            else:
+                first[name] = value
+        self.first = first
+        self.repeated = repeated or None
 
-    def get(self, name: str) -> str | None:
+    def get(self, name: bytes) -> str | None:
         """The first value of a header, or None."""
-        found = self.values.get(name)
-        return found[0] if found else None
+        value = self.first.get(name)
+        return None if value is None else value.decode("latin-1")
 
-    def one(self, name: str, shown: str) -> str | None:
+    def one(self, name: bytes, shown: str) -> str | None:
         """The single value of a header, trimmed (None when absent); refused when repeated or malformed."""
-        found = self.values.get(name)
-        if not found:
+        value = self.first.get(name)
+        if value is None:
             return None
-        if len(found) > 1:
+        if self.repeated is not None and name in self.repeated:
             raise mismatch(f"{shown} header appears more than once")
-        value = found[0]
-        if _INVALID_CHARACTER.search(value):
+        text = clean_value(value)
+        if text is None:
             raise mismatch(f"{shown} header value contains invalid characters")
-        return value.strip(" \t")
+        return text
+
+
+@lru_cache(maxsize=256)
+def clean_value(value: bytes) -> str | None:
+    """A header value as text, trimmed; None when it holds characters outside visible ASCII, space and tab.
+    Remembered: a client sends the same few values again and again."""
+    if _INVALID_CHARACTER.search(value):
+        return None
+    return value.decode("ascii").strip(" \t")
 
 
 def decoded(value: str, shown: str) -> str:
@@ -73,7 +98,7 @@ def decoded(value: str, shown: str) -> str:
     return value
 
 
-def check_equal(headers: RequestHeaders, name: str, shown: str, expected: str, encoded: bool = False) -> None:
+def check_equal(headers: RequestHeaders, name: bytes, shown: str, expected: str, encoded: bool = False) -> None:
     """Refuse unless the header ``name`` is present and equals ``expected``."""
     value = headers.one(name, shown)
     if value is None:
@@ -89,32 +114,26 @@ def check_request(headers: RequestHeaders, method: str, params: Any, tools: dict
     meta = params.get("_meta") if type(params) is dict else None
     version = meta.get(META_VERSION) if type(meta) is dict else None
     if type(version) is str:
-        check_equal(headers, "mcp-protocol-version", "MCP-Protocol-Version", version)
-    check_equal(headers, "mcp-method", "Mcp-Method", method)
+        check_equal(headers, b"mcp-protocol-version", "MCP-Protocol-Version", version)
+    check_equal(headers, b"mcp-method", "Mcp-Method", method)
     member = NAMED_BY.get(method)
     if member is None or type(params) is not dict:
         return
     target = params.get(member)
     if type(target) is str:
-        check_equal(headers, "mcp-name", "Mcp-Name", target, encoded=True)
+        check_equal(headers, b"mcp-name", "Mcp-Name", target, encoded=True)
     if method == "tools/call" and type(target) is str and target in tools:
         arguments = params.get("arguments")
         if type(arguments) is dict:
-            check_parameters(headers, tools[target].input_schema, arguments)
+            mirrored = tool_header_parameters(tools[target])
+            if mirrored:
+                check_parameters(headers, mirrored, arguments)
 
 
-def header_parameters(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...]]]:
-    """``(header name, property path)`` of each property with ``x-mcp-header``, via ``properties`` only."""
-    found = []
-    properties = schema.get("properties") if type(schema) is dict else None
-    if type(properties) is dict:
-        for key, sub in properties.items():
-            if type(sub) is dict:
-                header = sub.get("x-mcp-header")
-                if type(header) is str and header:
-                    found.append((header, (*path, key)))
-                found.extend(header_parameters(sub, (*path, key)))
-    return found
+@lru_cache(maxsize=1024)
+def tool_header_parameters(tool: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A tool's :func:`header_parameters`, found once."""
+    return tuple(header_parameters(tool.input_schema))
 
 
 def header_text(value: Any) -> str | None:
@@ -126,16 +145,18 @@ def header_text(value: Any) -> str | None:
     return None
 
 
-def check_parameters(headers: RequestHeaders, schema: Any, arguments: dict[str, Any]) -> None:
+def check_parameters(
+    headers: RequestHeaders, mirrored: tuple[tuple[str, tuple[str, ...]], ...], arguments: dict[str, Any]
+) -> None:
     """Refuse a call whose ``Mcp-Param-*`` headers do not mirror the annotated arguments."""
-    for header, path in header_parameters(schema):
+    for header, path in mirrored:
         value: Any = arguments
         for key in path:
             value = value.get(key) if type(value) is dict else None
         if value is None:
             continue
         shown = f"Mcp-Param-{header}"
-        given = headers.one(f"mcp-param-{header.lower()}", shown)
+        given = headers.one(f"mcp-param-{header.lower()}".encode("latin-1", "replace"), shown)
         if given is None:
             raise mismatch(f"{shown} header is missing")
         given = decoded(given, shown)

@@ -63,15 +63,23 @@ class ClientGone(Exception):
     """The client disconnected."""
 
 
-async def read_body(receive: Callable[[], Any], limit: int, declared: str | None, deadlines: BodyDeadlines) -> bytes:
+async def read_body(receive: Callable[[], Any], limit: int, declared: bytes | None, deadlines: BodyDeadlines) -> bytes:
     """The whole request body; :class:`BodyTooLarge` as soon as it is known to exceed ``limit``,
     :class:`BodyTimeout` when it is not whole by its deadline."""
     if declared is not None and declared.strip().isdigit() and int(declared) > limit:
         raise BodyTooLarge
-    chunks = []
-    size = 0
     task = deadlines.begin()
     try:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        body = message.get("body", b"")
+        size = len(body)
+        if size > limit:
+            raise BodyTooLarge
+        if not message.get("more_body", False):  # the usual case: the whole body at once
+            return body
+        chunks = [body]
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
@@ -82,7 +90,7 @@ async def read_body(receive: Callable[[], Any], limit: int, declared: str | None
                 raise BodyTooLarge
             chunks.append(chunk)
             if not message.get("more_body", False):
-                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                return b"".join(chunks)
     except asyncio.CancelledError:
         if deadlines.expired(task):
             raise BodyTimeout from None

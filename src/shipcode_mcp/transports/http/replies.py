@@ -27,7 +27,8 @@ MODERN_ERROR_STATUS = {
 }
 _ERROR_OPEN = b',"error":{"code":'
 _NULL_ERROR_OPEN = RESPONSE_HEAD + b"null" + _ERROR_OPEN
-JSON_HEADERS = [(b"content-type", b"application/json")]
+JSON_CONTENT_TYPE = (b"content-type", b"application/json")
+EMPTY_LENGTH = (b"content-length", b"0")
 STREAM_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
@@ -57,14 +58,27 @@ def refusal_body(code: int, message: str, id_text: bytes = b"null") -> bytes:
     return RESPONSE_HEAD + id_text + error_tail(code, message)
 
 
+def json_response(
+    status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The two ASGI messages of a whole response; a body is JSON."""
+    if body:
+        fields = [JSON_CONTENT_TYPE, (b"content-length", b"%d" % len(body))]
+    else:
+        fields = [EMPTY_LENGTH]
+    if headers:
+        fields[:0] = headers
+    return {"type": "http.response.start", "status": status, "headers": fields}, {
+        "type": "http.response.body",
+        "body": body,
+    }
+
+
 async def reply(send: Send, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """A whole response; a body is JSON."""
-    fields = list(headers or ())
-    if body:
-        fields += JSON_HEADERS
-    fields.append((b"content-length", b"%d" % len(body)))
-    await send({"type": "http.response.start", "status": status, "headers": fields})
-    await send({"type": "http.response.body", "body": body})
+    start, end = json_response(status, body, headers)
+    await send(start)
+    await send(end)
 
 
 async def refuse(

@@ -66,6 +66,8 @@ def serve(app: Any, host: str, port: int, processes: int, log_level: str) -> Non
         "host": host,
         "port": port,
         "log_level": LOG_LEVELS[log_level],
+        # An access line per request only where the log level shows it (uvicorn would format it anyway).
+        "access_log": log_level in ("debug", "info"),
         "lifespan": "on",
         "timeout_graceful_shutdown": SHUTDOWN_GRACE_SECONDS,
         "server_header": False,

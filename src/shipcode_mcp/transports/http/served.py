@@ -18,27 +18,39 @@ if TYPE_CHECKING:
 
     from ...app import Server
     from ..workers import WorkerPool
+    from .exchange import Gate
 
 
 class Served:
     """A catalogue of ``app``, what judges its messages, and a runtime for its deferred work."""
 
-    __slots__ = ("catalogue", "_judge", "runtime")
+    __slots__ = ("catalogue", "_judge", "runtime", "http_modern", "fast")
 
     def __init__(
         self,
         app: Server,
         max_message_bytes: int,
         pool: Callable[[], WorkerPool],
+        gate: Gate,
         all_modern: bool = False,
         standalone: Callable[[bytes], object] | None = None,
     ) -> None:
         self.catalogue = app.catalogue()
         engine = Engine(self.catalogue, max_message_bytes)
+        # The engine's fast path alone: an answer given at once, or None when the message is to be
+        # judged in full (always, on the pure engine).
+        #: ``http_modern(body, version, method, name)``: a 2026-07-28 request whose headers match its body,
+        #: answered with a result (HTTP 200); for the catalogue serving 2026-07-28.
+        self.http_modern = None
+        #: ``fast(body)``: a message of a legacy session.
+        self.fast = None
         if all_modern:
             engine.modern_only()
+            self.http_modern = engine.http_modern
+        else:
+            self.fast = engine.fast
         self._judge = engine.message
-        self.runtime = Runtime(self.catalogue.session, pool, standalone)
+        self.runtime = Runtime(self.catalogue.session, pool, gate, standalone)
 
     def exchange(self) -> Exchange:
         """A new exchange for a request to this catalogue."""
