@@ -64,7 +64,7 @@ def draw_chart(res: dict, specs: list, path: Path) -> str | None:
     return None
 
 
-def _bars(ax, groups: list, per_name: dict, labels: dict, colour: dict) -> None:
+def grouped_bars(ax, groups: list, per_name: dict, labels: dict, colour: dict) -> None:
     """Grouped bars: per_name maps a server to {group index: (median, min, max, hatch)}; a median of None
     is written as its hatch text (``skipped``) instead of a bar."""
     from matplotlib.transforms import blended_transform_factory
@@ -103,7 +103,7 @@ def _throughput(ax, thr: dict, wls: list, names: list, labels: dict, colour: dic
                 st = thr[wl][name]["rps"]
                 cells[i] = (st["median"], st["min"], st["max"], "")
         per_name[name] = cells
-    _bars(ax, [WORKLOADS[w] for w in wls], per_name, labels, colour)
+    grouped_bars(ax, [WORKLOADS[w] for w in wls], per_name, labels, colour)
     ax.set_ylabel("requests / s (log scale; median, min–max bars)")
     ax.set_title("Pipelined throughput over stdio pipes")
 
@@ -140,6 +140,6 @@ def _slow(ax, slow: dict, names: list, labels: dict, colour: dict, limit: float 
                 cells[i] = (None, None, None, "skipped")
         if cells:
             per_name[name] = cells
-    _bars(ax, [f"{k:,} calls" for k in sizes], per_name, labels, colour)
+    grouped_bars(ax, [f"{k:,} calls" for k in sizes], per_name, labels, colour)
     ax.set_ylabel("wall time, ms (log scale; lower is better; hatched: cut at the limit)")
     ax.set_title(f"Pipelined calls to an async tool awaiting {SLOW_MS} ms")

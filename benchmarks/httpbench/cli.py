@@ -11,7 +11,7 @@ import orjson
 from harness.common import RESULTS, log
 from harness.machine import machine_info, uncommitted_changes
 
-from . import exchange, report, servers, wrk
+from . import chart, exchange, report, servers, wrk
 from .servers import VARIANTS
 
 #: Variants measured at 1 connection by --quick (the targets need these; the rest run at 64 only).
@@ -200,7 +200,8 @@ def main(argv: list | None = None) -> int:
         "failures": failures,
     }
     (RESULTS / f"{stem}.json").write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
-    log(f"wrote {RESULTS / stem}.{{md,json}}")
+    why_not = chart.draw_chart(table, info, RESULTS / f"{stem}.png")
+    log(f"wrote {RESULTS / stem}.{{md,json{'' if why_not else ',png'}}}" + (f" ({why_not})" if why_not else ""))
     if failures:
         return 1
     if args.check_targets and any(status in ("MISSED", "n/a") for _, _, _, status in rows):
