@@ -32,6 +32,7 @@ from shipcode_mcp.jsontext import dumps
 from shipcode_mcp.lines import LineRules
 from shipcode_mcp.mrtr import InputRequired
 from shipcode_mcp.protocol import (
+    HTTP_HEADERS_READ,
     MODERN_VERSION,
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -582,6 +583,25 @@ cdef int _skip(Scan* s, int depth) noexcept:
             s.p += 1
             return 1
         return 0
+
+
+cdef inline bint _bytes_of(object data, const unsigned char** p, Py_ssize_t* n) noexcept:
+    """The text of an HTTP body (``bytes``: what ASGI servers give); 0 for any other type."""
+    if type(data) is not bytes:
+        return 0
+    p[0] = <const unsigned char*>PyBytes_AS_STRING(data)
+    n[0] = PyBytes_GET_SIZE(data)
+    return 1
+
+
+# The names of HTTP_HEADERS_READ as C strings, for Engine.plain_headers.
+cdef tuple _HEADERS = HTTP_HEADERS_READ
+cdef int _HEADER_COUNT = min(len(_HEADERS), 16)
+cdef const char* _HEADER_TEXT[16]
+cdef Py_ssize_t _HEADER_LEN[16]
+for _k in range(_HEADER_COUNT):
+    _HEADER_TEXT[_k] = PyBytes_AS_STRING(_HEADERS[_k])
+    _HEADER_LEN[_k] = PyBytes_GET_SIZE(_HEADERS[_k])
 
 
 cdef bint _header_value(object value, const char** text, Py_ssize_t* n) noexcept:
@@ -1261,12 +1281,47 @@ cdef class Engine:
         template_reads = [_read_of(template, True) if template.direct else None for template in templates]
         self._template_reads = None if None in template_reads else template_reads
 
+    @staticmethod
+    def plain_headers(raw):
+        """The values of the headers of ``HTTP_HEADERS_READ`` present in ``raw`` (an ASGI header list), by
+        name, when it is plain: a list of ``(bytes, bytes)`` tuples whose names are all lower-case and
+        where none of those names repeats; else None (the caller reads the headers with more care)."""
+        cdef dict found = {}
+        cdef const char* text
+        cdef Py_ssize_t n, i
+        cdef int k
+        cdef unsigned char c
+        cdef object known
+        if type(raw) is not list:
+            return None
+        for item in <list>raw:
+            if type(item) is not tuple or len(<tuple>item) != 2:
+                return None
+            name = (<tuple>item)[0]
+            value = (<tuple>item)[1]
+            if type(name) is not bytes or type(value) is not bytes:
+                return None
+            text = PyBytes_AS_STRING(name)
+            n = PyBytes_GET_SIZE(name)
+            for i in range(n):
+                c = text[i]
+                if 65 <= c <= 90:
+                    return None
+            for k in range(_HEADER_COUNT):
+                if n == _HEADER_LEN[k] and memcmp(text, _HEADER_TEXT[k], n) == 0:
+                    known = _HEADERS[k]
+                    if known in found:
+                        return None
+                    found[known] = value
+                    break
+        return found
+
     def fast(self, data):
         """The answer to one whole message when the fast path gives one (an HTTP body in a session); else
         None, and nothing was judged."""
-        cdef const unsigned char[:] view = data
-        cdef Py_ssize_t n = view.shape[0]
-        if n == 0 or n > self._max or not self._fast(&view[0], n):
+        cdef const unsigned char* p
+        cdef Py_ssize_t n
+        if not _bytes_of(data, &p, &n) or n == 0 or n > self._max or not self._fast(p, n):
             return None
         return self._drain()
 
@@ -1274,10 +1329,11 @@ cdef class Engine:
         """The answer to the body of a 2026-07-28 HTTP request, when the fast path gives one with HTTP
         status 200 and the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` header values
         (bytes, each given once; None when absent) match the body; else None, and nothing was judged."""
-        cdef const unsigned char[:] view = data
-        cdef Py_ssize_t n = view.shape[0]
+        cdef const unsigned char* p
+        cdef Py_ssize_t n
         cdef int fast
-        if n == 0 or n > self._max or not _header_value(version, &self._h_version, &self._h_version_len) \
+        if not _bytes_of(data, &p, &n) or n == 0 or n > self._max \
+                or not _header_value(version, &self._h_version, &self._h_version_len) \
                 or not _header_value(method, &self._h_method, &self._h_method_len):
             return None
         if name is None:
@@ -1287,7 +1343,7 @@ cdef class Engine:
             return None
         self._http = True
         try:
-            fast = self._fast(&view[0], n)
+            fast = self._fast(p, n)
         finally:
             self._http = False
         return self._drain() if fast else None

@@ -283,3 +283,22 @@ def test_a_reading_cancelled_both_from_outside_and_by_its_deadline_stays_cancell
 def test_the_body_timeout_must_be_positive() -> None:
     with pytest.raises(ValueError, match="body_timeout must be more than 0 seconds"):
         app().http_app(body_timeout=0)
+
+
+PLAIN = [(b"host", b"localhost:8000"), (b"accept", b"*/*"), (b"x-trace", b"1"), (b"x-trace", b"2")]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (PLAIN, {b"host": b"localhost:8000", b"accept": b"*/*"}),  # others may repeat: they are not read
+        ([], {}),
+        ([*PLAIN, (b"Origin", b"http://evil.example")], None),  # a name not lower-case
+        ([*PLAIN, (b"accept", b"text/html")], None),  # a name read on every request, repeated
+        ([[b"host", b"localhost:8000"]], None),  # not tuples
+        ([(b"host", "localhost:8000")], None),  # not bytes
+        (tuple(PLAIN), None),  # not a list
+    ],
+)
+def test_plain_headers_are_read_in_one_pass(engine_module, raw, expected) -> None:
+    assert engine_module.Engine.plain_headers(raw) == expected

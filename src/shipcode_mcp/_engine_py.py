@@ -26,6 +26,7 @@ from .protocol import (
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
     FLUSH_DELAY,
+    HTTP_HEADERS_READ,
     INVALID_REQUEST_NULL_LINE,
     READ_SIZE,
     STOP_FLUSH_IDLE_MS,
@@ -34,9 +35,12 @@ from .protocol import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .catalogue import Catalogue
 
 IMPLEMENTATION = "pure"
+_HEADERS_READ = frozenset(HTTP_HEADERS_READ)
 
 
 def _wait(fd: int, event: int, timeout_ms: int | None = None) -> bool:
@@ -122,6 +126,26 @@ class Engine:
         """Judge one whole message without framing (an HTTP body: a newline is whitespace); its answers."""
         self._line(data)
         return self._drain()
+
+    @staticmethod
+    def plain_headers(raw: Any) -> dict[bytes, bytes] | None:
+        """The values of the headers of ``HTTP_HEADERS_READ`` present in ``raw`` (an ASGI header list), by
+        name, when it is plain: a list of ``(bytes, bytes)`` tuples whose names are all lower-case and
+        where none of those names repeats; else None (the caller reads the headers with more care)."""
+        if type(raw) is not list:
+            return None
+        found: dict[bytes, bytes] = {}
+        for item in raw:
+            if type(item) is not tuple or len(item) != 2:
+                return None
+            name, value = item
+            if type(name) is not bytes or type(value) is not bytes or name != name.lower():
+                return None
+            if name in _HEADERS_READ:
+                if name in found:
+                    return None
+                found[name] = value
+        return found
 
     def fast(self, data: bytes) -> None:
         """The compiled engine answers common messages at once here; this engine has no fast path, so

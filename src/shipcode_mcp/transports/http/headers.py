@@ -15,13 +15,16 @@ import binascii
 import re
 from functools import lru_cache
 
-from ...protocol import META_VERSION, RpcError
+from ..._engine import Engine
+from ...protocol import HTTP_HEADERS_READ, META_VERSION, RpcError
 from ...schema import header_parameters
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+_plain_headers = Engine.plain_headers
+_READ = frozenset(HTTP_HEADERS_READ)
 #: The code of HeaderMismatch errors.
 HEADER_MISMATCH = -32020
 #: Methods whose ``Mcp-Name`` header is required, and the params member it mirrors.
@@ -37,22 +40,34 @@ def mismatch(message: str) -> RpcError:
 
 
 class RequestHeaders:
-    """The request's headers by lower-case name, values as bytes (a name may repeat)."""
+    """The request's headers by lower-case name, values as bytes (a name may repeat).
 
-    __slots__ = ("first", "repeated")
+    The headers read on every request (``HTTP_HEADERS_READ``) are found at once, in one pass of the
+    engine's (:meth:`Engine.plain_headers`); the whole list is read by name only when it is not
+    plain (names not lower-case, one of those repeated) or another header is asked for.
+    """
+
+    __slots__ = ("raw", "first", "repeated", "whole")
 
     def __init__(self, raw: Any) -> None:
         if type(raw) is not list:
             raw = list(raw)
-        first = dict(raw)
-        #: Each name's later values, when a name repeats (None: none does).
+        self.raw = raw
+        plain = _plain_headers(raw)
+        #: Each name's later values, when a name repeats (None: none does, or not read yet).
         self.repeated: dict[bytes, list[bytes]] | None = None
-        if len(first) == len(raw) and b"".join(first).islower():  # the usual case, decided in C
-            self.first = first
-            return
-        first = {}
+        if plain is None:
+            self._read_all()
+        else:
+            #: The first value of each header read so far, by lower-case name.
+            self.first = plain
+            #: Whether ``first`` holds every header.
+            self.whole = False
+
+    def _read_all(self) -> None:
+        first: dict[bytes, bytes] = {}
         repeated: dict[bytes, list[bytes]] = {}
-        for name, value in raw:
+        for name, value in self.raw:
             name = name.lower()
             if name in first:
                 repeated.setdefault(name, []).append(value)
@@ -60,14 +75,19 @@ class RequestHeaders:
                 first[name] = value
         self.first = first
         self.repeated = repeated or None
+        self.whole = True
 
     def get(self, name: bytes) -> str | None:
         """The first value of a header, or None."""
+        if not self.whole and name not in _READ:
+            self._read_all()
         value = self.first.get(name)
         return None if value is None else value.decode("latin-1")
 
     def one(self, name: bytes, shown: str) -> str | None:
         """The single value of a header, trimmed (None when absent); refused when repeated or malformed."""
+        if not self.whole and name not in _READ:
+            self._read_all()
         value = self.first.get(name)
         if value is None:
             return None
