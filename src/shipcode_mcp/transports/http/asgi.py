@@ -30,11 +30,11 @@ from ...protocol import (
 from ..workers import WorkerPool
 from . import replies
 from .auth import WELL_KNOWN, BearerAuth
-from .deadlines import BodyDeadlines, BodyTimeout
+from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
 from .exchange import ANSWER, END, LINE, Gate
-from .guard import REFUSALS, Guard, accepts, is_json
+from .guard import REFUSALS, Guard, accepts, post_verdict
 from .headers import RequestHeaders, check_request, mismatch
-from .posts import INVALID, REQUEST, BodyTooLarge, ClientGone, Post, read_body
+from .posts import INVALID, REQUEST, Post
 from .served import Served
 from .sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECONDS, SessionTable
 
@@ -214,21 +214,14 @@ class McpHttpApp:
         self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
     ) -> None:
         first = headers.first
-        if not is_json(first.get(b"content-type")):
-            await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send application/json")
-            return
-        encoding = first.get(b"content-encoding")
-        if encoding is not None and encoding.strip().lower() != b"identity":
-            await replies.refuse(send, 415, INVALID_REQUEST, "Unsupported Media Type: send the body unencoded")
-            return
-        json_ok, stream_ok = accepts(first.get(b"accept"))
-        if not (json_ok or stream_ok):
-            await replies.refuse(
-                send, 406, INVALID_REQUEST, "Not Acceptable: accept application/json or text/event-stream"
-            )
+        refused, json_ok, stream_ok = post_verdict(
+            first.get(b"content-type"), first.get(b"content-encoding"), first.get(b"accept")
+        )
+        if refused is not None:
+            await replies.refuse(send, refused[0], INVALID_REQUEST, refused[1])
             return
         try:
-            body = await read_body(receive, self.max, first.get(b"content-length"), self.deadlines)
+            body = await self.deadlines.read(receive, self.max, first.get(b"content-length"))
         except BodyTooLarge:
             message = f"Payload Too Large: the limit is {self.max} bytes"
             await replies.refuse(send, 413, INVALID_REQUEST, message, CLOSE)

@@ -121,6 +121,26 @@ class Guard:
         return host is None or split_host(named) != split_host(host)
 
 
+def post_refusal(content_type: bytes | None, encoding: bytes | None, accept: bytes | None) -> tuple[int, str] | None:
+    """``(status, message)`` refusing a POST by its Content-Type, Content-Encoding and Accept values, or None."""
+    if not is_json(content_type):
+        return 415, "Unsupported Media Type: send application/json"
+    if encoding is not None and encoding.strip().lower() != b"identity":
+        return 415, "Unsupported Media Type: send the body unencoded"
+    if accepts(accept) == (False, False):
+        return 406, "Not Acceptable: accept application/json or text/event-stream"
+    return None
+
+
+#: :func:`post_refusal` and :func:`accepts` together, remembered: a client sends the same few values.
+@lru_cache(maxsize=256)
+def post_verdict(
+    content_type: bytes | None, encoding: bytes | None, accept: bytes | None
+) -> tuple[tuple[int, str] | None, bool, bool]:
+    """``(refusal, json_ok, stream_ok)`` of a POST's Content-Type, Content-Encoding and Accept values."""
+    return (post_refusal(content_type, encoding, accept), *accepts(accept))
+
+
 def _origin_hosts(origins: Iterable[str]) -> list[str]:
     hosts = []
     for origin in origins:

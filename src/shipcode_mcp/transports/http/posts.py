@@ -1,4 +1,4 @@
-"""One POST: its body read within the message limit, parsed, and told apart as the line rules would.
+"""One POST: its body parsed and told apart as the line rules would.
 
 What a body is decides where it goes (a session, the 2026-07-28 catalogue, a refusal); its
 answer's bytes always come from the line rules themselves.
@@ -6,19 +6,15 @@ answer's bytes always come from the line rules themselves.
 
 from __future__ import annotations
 
-import asyncio
-
 from orjson import JSONDecodeError, loads
 
 from ...jsontext import id_text, is_overflow_error, loads_overflowing
-from .deadlines import BodyTimeout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .deadlines import BodyDeadlines
     from .headers import RequestHeaders
 
 _PARAMS_KINDS = (dict, list)
@@ -53,50 +49,6 @@ def parsed(body: bytes) -> Any:
             except ValueError:
                 return None
         return None
-
-
-class BodyTooLarge(Exception):
-    """The request body exceeds the message limit."""
-
-
-class ClientGone(Exception):
-    """The client disconnected."""
-
-
-async def read_body(receive: Callable[[], Any], limit: int, declared: bytes | None, deadlines: BodyDeadlines) -> bytes:
-    """The whole request body; :class:`BodyTooLarge` as soon as it is known to exceed ``limit``,
-    :class:`BodyTimeout` when it is not whole by its deadline."""
-    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
-        raise BodyTooLarge
-    task = deadlines.begin()
-    try:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ClientGone
-        body = message.get("body", b"")
-        size = len(body)
-        if size > limit:
-            raise BodyTooLarge
-        if not message.get("more_body", False):  # the usual case: the whole body at once
-            return body
-        chunks = [body]
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise ClientGone
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise BodyTooLarge
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-    except asyncio.CancelledError:
-        if deadlines.expired(task):
-            raise BodyTimeout from None
-        raise
-    finally:
-        deadlines.end(task)
 
 
 class Post:
