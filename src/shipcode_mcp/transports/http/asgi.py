@@ -247,13 +247,12 @@ class McpHttpApp:
             if (
                 session_id is not None
                 and self.legacy
-                and (version is None or version.strip(b" \t") in self.legacy_spoken)
+                and (version is None or version in self.legacy_spoken or version.strip(b" \t") in self.legacy_spoken)
             ):
                 session = self.sessions.get(session_id.decode("latin-1"), caller)
                 if session is not None:
                     answer = session.served.fast(body)
                     if answer is not None:
-                        session.touch()
                         start, end = replies.json_response(200, answer, [(b"mcp-session-id", session_id)])
                         await send(start)
                         await send(end)

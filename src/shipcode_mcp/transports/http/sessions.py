@@ -98,11 +98,13 @@ class SessionTable:
         session = self.sessions.get(session_id)
         if session is None:
             return None
-        if session.idle_since(monotonic()) > self.idle_seconds:
+        now = monotonic()
+        if session.idle_since(now) > self.idle_seconds:
             self.close(session_id)
             return None
         if session.caller != caller:
             return None
+        session.last_used = now  # a request arrived: the idle time starts again
         return session
 
     def close(self, session_id: str) -> None:
