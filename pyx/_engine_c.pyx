@@ -551,9 +551,25 @@ cdef inline bint _same(const unsigned char* p, Py_ssize_t n, const char* word, P
     return n == wn and memcmp(p, word, n) == 0
 
 
+cdef inline int _next(Scan* s, unsigned char close) noexcept:
+    """After a member or an element: 1 past a comma (another follows), 2 past the closing ``close``, 0 else."""
+    _skip_ws(s)
+    if s.p >= s.end:
+        return 0
+    if s.p[0] == 44:  # ','
+        s.p += 1
+        _skip_ws(s)
+        return 1
+    if s.p[0] == close:
+        s.p += 1
+        return 2
+    return 0
+
+
 cdef int _skip(Scan* s, int depth) noexcept:
     """Step over one JSON value of the plain kinds (no escapes, short numbers); 1 if accepted."""
     cdef Member m
+    cdef int step
     if s.p >= s.end:
         return 0
     if s.p[0] != 123 and s.p[0] != 91:  # not '{' or '['
@@ -572,17 +588,9 @@ cdef int _skip(Scan* s, int depth) noexcept:
             return 0
         if not _skip(s, depth + 1):
             return 0
-        _skip_ws(s)
-        if s.p >= s.end:
-            return 0
-        if s.p[0] == 44:
-            s.p += 1
-            _skip_ws(s)
-            continue
-        if s.p[0] == close:
-            s.p += 1
-            return 1
-        return 0
+        step = _next(s, close)
+        if step != 1:
+            return step == 2
 
 
 cdef inline bint _bytes_of(object data, const unsigned char** p, Py_ssize_t* n) noexcept:
@@ -659,6 +667,7 @@ cdef int _meta(Scan* s, Meta* meta) noexcept:
 cdef int _meta_members(Scan* s, Meta* meta) noexcept:
     """The members of ``_meta`` (s.p at its opening brace); 1 if accepted."""
     cdef Member m
+    cdef int step
     cdef bint seen_capabilities = False
     s.p += 1
     _skip_ws(s)
@@ -685,17 +694,9 @@ cdef int _meta_members(Scan* s, Meta* meta) noexcept:
             return 0
         elif not _skip(s, 1):
             return 0
-        _skip_ws(s)
-        if s.p >= s.end:
-            return 0
-        if s.p[0] == 44:
-            s.p += 1
-            _skip_ws(s)
-            continue
-        if s.p[0] == 125:
-            s.p += 1
-            return 1
-        return 0
+        step = _next(s, 125)
+        if step != 1:
+            return step == 2
 
 
 cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nested_count, Meta* meta) noexcept:
@@ -705,6 +706,7 @@ cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nest
     s.p is at the opening brace. Fills ``members``; 1 if accepted, 0 if not.
     """
     cdef int n = 0
+    cdef int step
     cdef int i
     cdef Member* m
     s.p += 1
@@ -734,18 +736,11 @@ cdef int _object(Scan* s, Member* members, int* count, Member* nested, int* nest
         elif not _scalar(s, m):
             return 0
         n += 1
-        _skip_ws(s)
-        if s.p >= s.end:
-            return 0
-        if s.p[0] == 44:  # ','
-            s.p += 1
-            _skip_ws(s)
-            continue
-        if s.p[0] == 125:
-            s.p += 1
+        step = _next(s, 125)
+        if step == 2:
             count[0] = n
-            return 1
-        return 0
+        if step != 1:
+            return step == 2
 
 
 cdef class _Route:
@@ -1689,6 +1684,7 @@ cdef class Engine:
         cdef int params_count = -1  # -1: no params
         cdef int arguments_count = -1
         cdef int i
+        cdef int step
         cdef Meta meta
         meta.cache = &self._meta_cache
         meta.present = False
@@ -1731,17 +1727,11 @@ cdef class Engine:
             else:
                 return 0
             top_count += 1
-            _skip_ws(&s)
-            if s.p >= s.end:
+            step = _next(&s, 125)
+            if step == 0:
                 return 0
-            if s.p[0] == 44:
-                s.p += 1
-                _skip_ws(&s)
-                continue
-            if s.p[0] == 125:
-                s.p += 1
+            if step == 2:
                 break
-            return 0
         _skip_ws(&s)
         if s.p != s.end or not jsonrpc or rid == NULL or method == NULL:
             return 0

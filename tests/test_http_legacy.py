@@ -186,15 +186,22 @@ def test_the_get_stream_carries_list_changes_and_opens_once() -> None:
     assert (stream.status, stream.headers, stream.ended) == (200, [*STREAM, ("mcp-session-id", session_id)], True)
 
 
+CALL_GREET = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
+
+
+async def greeting(served) -> tuple[Call, str]:
+    """A session whose handshake is done, and its call of the asking tool ``greet`` (id 9), started."""
+    _, session_id = await opened(served)
+    await http(served, "POST", INITIALIZED, session_headers(session_id))
+    return Call(served, "POST", CALL_GREET, session_headers(session_id)).start(), session_id
+
+
 def test_the_server_asks_on_the_requests_stream_and_the_answer_is_posted_back() -> None:
     app = make_app()
-    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
 
     async def scenario():
         served = app.http_app()
-        _, session_id = await opened(served)
-        await http(served, "POST", INITIALIZED, session_headers(session_id))
-        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        asking, session_id = await greeting(served)
         log = await asking.chunk(0)
         question = await asking.chunk(1)
         answer = b'{"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content":{"name":"Ada"}}}'
@@ -294,13 +301,10 @@ def test_what_a_handler_sends_to_other_sessions_goes_to_their_streams() -> None:
 
 def test_a_client_leaving_a_stream_leaves_its_session_serving(run) -> None:
     app = make_app()
-    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
 
     async def scenario():
         served = app.http_app()
-        _, session_id = await opened(served)
-        await http(served, "POST", INITIALIZED, session_headers(session_id))
-        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        asking, session_id = await greeting(served)
         await asking.chunk(1)  # the question
         asking.disconnect()
         await asking.finish()
@@ -314,14 +318,11 @@ def test_a_client_leaving_a_stream_leaves_its_session_serving(run) -> None:
 
 def test_a_cancelled_notification_ends_a_request_without_an_answer() -> None:
     app = make_app()
-    call_greet = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"greet"}}'
     cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}'
 
     async def scenario():
         served = app.http_app()
-        _, session_id = await opened(served)
-        await http(served, "POST", INITIALIZED, session_headers(session_id))
-        asking = Call(served, "POST", call_greet, session_headers(session_id)).start()
+        asking, session_id = await greeting(served)
         await asking.chunk(1)  # the question
         cancelled = await http(served, "POST", cancel, session_headers(session_id))
         await asking.finish()

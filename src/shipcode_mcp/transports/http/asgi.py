@@ -234,29 +234,12 @@ class McpHttpApp:
             return
         shared = self.shared()  # made on first use: an event loop runs
         if headers.repeated is None and not self.gate.full():
-            # The compiled fast path: what it answers at once needs no more than this.
-            version = first.get(b"mcp-protocol-version")
-            if shared.http_modern is not None:
-                answer = shared.http_modern(body, version, first.get(b"mcp-method"), first.get(b"mcp-name"))
-                if answer is not None:
-                    start, end = replies.json_response(200, answer)
-                    await send(start)
-                    await send(end)
-                    return
-            session_id = first.get(b"mcp-session-id")
-            if (
-                session_id is not None
-                and self.legacy
-                and (version is None or version in self.legacy_spoken or version.strip(b" \t") in self.legacy_spoken)
-            ):
-                session = self.sessions.get(session_id.decode("latin-1"), caller)
-                if session is not None:
-                    answer = session.served.fast(body)
-                    if answer is not None:
-                        start, end = replies.json_response(200, answer, [(b"mcp-session-id", session_id)])
-                        await send(start)
-                        await send(end)
-                        return
+            quick = self.at_once(shared, first, body, caller)
+            if quick is not None:
+                start, end = replies.json_response(200, *quick)
+                await send(start)
+                await send(end)
+                return
         post = Post(receive, send, headers, body, json_ok, stream_ok, caller)
         if post.kind == INVALID:
             answer = shared.judge(body) if post.message is not None or body.strip() else b""
@@ -278,6 +261,29 @@ class McpHttpApp:
             await self.modern_post(post)
         else:
             await self.legacy_post(post)
+
+    def at_once(
+        self, shared: Served, first: dict[bytes, bytes], body: bytes, caller: Any
+    ) -> tuple[bytes, list[tuple[bytes, bytes]] | None] | None:
+        """The compiled fast path: ``(answer, extra headers)`` of a 2026-07-28 request, or of a request of a
+        legacy session, that it answers with a result at once; None when the request is to be judged in full."""
+        version = first.get(b"mcp-protocol-version")
+        if shared.http_modern is not None:
+            answer = shared.http_modern(body, version, first.get(b"mcp-method"), first.get(b"mcp-name"))
+            if answer is not None:
+                return answer, None
+        session_id = first.get(b"mcp-session-id")
+        if (
+            session_id is None
+            or not self.legacy
+            or not (version is None or version in self.legacy_spoken or version.strip(b" \t") in self.legacy_spoken)
+        ):
+            return None
+        session = self.sessions.get(session_id.decode("latin-1"), caller)
+        if session is None or session.served.fast is None:
+            return None
+        answer = session.served.fast(body)
+        return None if answer is None else (answer, [(b"mcp-session-id", session_id)])
 
     async def modern_post(self, post: Post) -> None:
         if post.kind != REQUEST:  # 2026-07-28 defines no notification or response from the client over HTTP

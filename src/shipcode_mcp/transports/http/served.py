@@ -38,16 +38,18 @@ class Served:
         self.catalogue = app.catalogue()
         engine = Engine(self.catalogue, max_message_bytes)
         # The engine's fast path alone: an answer given at once, or None when the message is to be
-        # judged in full (always, on the pure engine).
+        # judged in full. The pure engine has none: these stay None and nothing asks it twice.
         #: ``http_modern(body, version, method, name)``: a 2026-07-28 request whose headers match its body,
         #: answered with a result (HTTP 200); for the catalogue serving 2026-07-28.
         self.http_modern = None
         #: ``fast(body)``: a message of a legacy session.
         self.fast = None
+        fast_path = engine.implementation == "compiled"
         if all_modern:
             engine.modern_only()
-            self.http_modern = engine.http_modern
-        else:
+            if fast_path:
+                self.http_modern = engine.http_modern
+        elif fast_path:
             self.fast = engine.fast
         self._judge = engine.message
         self.runtime = Runtime(self.catalogue.session, pool, gate, standalone)
