@@ -23,6 +23,9 @@ from store import Store
 from tool_clients import HTTP_CLIENTS
 
 HERE = Path(__file__).resolve().parent
+#: Fewest virtual users of a warm-up: enough connections that every server process makes its clients (a
+#: process's first call imports and connects them) before the measured run.
+WARMUP_VUS = 10
 
 
 def _names(text: str, known: tuple, what: str) -> list:
@@ -90,7 +93,7 @@ def run_server(peer: peers.Peer, args, binary: str, cases: Path, case_list: list
             continue
         if args.warmup:
             log(f"{peer.name} {variant}: warming up {args.warmup:g} s")
-            measure.k6(binary, port, cases, variant, args.vus, args.warmup)
+            measure.k6(binary, port, cases, variant, max(args.vus, WARMUP_VUS), args.warmup)
         log(f"{peer.name} {variant}: {args.vus} VUs for {args.seconds:g} s")
         run = measure.measured_run(
             binary, peer.server.process.pid, others, port, cases, variant, args.vus, args.seconds
@@ -163,7 +166,7 @@ def main(argv: list | None = None) -> int:
         "processes": args.processes,
         "http_client": args.http_client,
     }
-    result: dict = {"machine": info, "config": config, "runs": [], "skipped": [], "failures": [], "busy": args.note}
+    result: dict = {"machine": info, "config": config, "runs": [], "skipped": [], "failures": [], "note": args.note}
     result["versions"] = {"load": {"k6": environments.k6_version(binary)}}
     measure_all(args, binary, result)
     try:

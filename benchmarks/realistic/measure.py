@@ -35,7 +35,10 @@ def k6(binary: str, port: int, cases: Path, variant: str, vus: int, seconds: flo
         log = Path(folder, "k6.log")
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [binary, "run", "--quiet", "--no-color", str(SCRIPT)], env=env, stdout=out, stderr=out
+                [binary, "run", "--quiet", "--no-color", "--no-usage-report", str(SCRIPT)],
+                env=env,
+                stdout=out,
+                stderr=out,
             )
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = os.waitstatus_to_exitcode(status)

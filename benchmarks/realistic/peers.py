@@ -66,8 +66,8 @@ def prepare(name: str, processes: int, environ: dict) -> Peer:
             env["SHIPCODE_MCP_NO_EXTENSIONS"] = "1"
         argv = [SHIPCODE, str(HERE / "server_shipcode.py"), "--http", "127.0.0.1:{port}"]
         argv += ["--processes", str(processes)]
-        peer.versions = environments.python_versions(sys.executable, ("shipcode-mcp", "uvicorn") + CLIENT_DISTS)
-        peer.versions.update(environments.python_versions(sys.executable, CLIENT_DISTS, str(clients)))
+        dists = ("shipcode-mcp", "uvicorn") + CLIENT_DISTS
+        peer.versions = environments.python_versions(sys.executable, dists, str(clients))
     elif name in ("fastmcp", "sdk"):
         python, note = environments.python_env(name)
         env = dict(environ)

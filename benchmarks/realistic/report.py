@@ -84,8 +84,8 @@ def markdown(result: dict) -> str:
         + "; ".join(f"{k}: " + ", ".join(f"{d} {v}" for d, v in vs.items()) for k, vs in result["versions"].items()),
         "",
     ]
-    if result.get("busy"):
-        lines += [f"**{result['busy']}**", ""]
+    if result.get("note"):
+        lines += [f"**{result['note']}**", ""]
     for variant, title in TITLES.items():
         runs = [r for r in result["runs"] if r["variant"] == variant]
         if not runs:
