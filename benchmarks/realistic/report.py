@@ -31,39 +31,81 @@ def _row(run: dict) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+#: The goals of shipcode-mcp on this workload, by peer, for the legacy variant: MCP requests/s at least this many
+#: times the peer's (a p99 of a whole call below the peer's is asked of each of them).
+RATE_GOALS = {"fastmcp": 10, "node": 3}
+#: Server CPU per MCP request, at most (ms): 2 vCPU / 4,845 requests/s, the fastest published MCP server.
+CPU_GOAL_MS = 0.4
+#: A legacy session's server CPU, at most this many times a stateless call's.
+SESSION_GOAL = 2
+
+
+def _goal(figure: str, value: float, unit: str, goal: str = "", met: bool | None = None) -> tuple:
+    return (figure, value, unit, goal, "" if met is None else ("ok" if met else "MISSED"))
+
+
 def ratios(runs: list) -> list:
-    """(figure, value) rows: shipcode-mcp's MCP requests/s and CPU per request against each peer's, per variant,
-    and its stateless calls/s against its legacy ones."""
+    """(figure, value, unit, goal, status) rows: shipcode-mcp against each peer per variant, its CPU per request,
+    and its stateless calls against its legacy sessions. Goals are shown, never enforced."""
     by = {(r["server"], r["variant"]): r for r in runs}
     rows = []
     for variant in TITLES:
         ours = by.get(("shipcode", variant))
         if not ours:
             continue
+        cpu = ours["server_cpu_ms_per_request"]
+        rows.append(
+            _goal(
+                f"{variant}: shipcode-mcp's server CPU per MCP request",
+                cpu,
+                " ms",
+                f"<= {CPU_GOAL_MS}",
+                cpu <= CPU_GOAL_MS,
+            )
+        )
         for (server, other_variant), run in by.items():
             if other_variant != variant or server.startswith("shipcode"):
                 continue
+            peer, goal = run["label"], RATE_GOALS.get(server) if variant == "legacy" else None
+            rate = ours["requests_per_s"] / run["requests_per_s"]
             rows.append(
-                (
-                    f"{variant}: MCP requests/s, shipcode-mcp / {run['label']}",
-                    ours["requests_per_s"] / run["requests_per_s"],
+                _goal(
+                    f"{variant}: MCP requests/s, shipcode-mcp / {peer}",
+                    rate,
+                    "x",
+                    f">= {goal}" if goal else "",
+                    None if goal is None else rate >= goal,
+                )
+            )
+            p99 = ours["iteration"]["p99_ms"] / run["iteration"]["p99_ms"]
+            rows.append(
+                _goal(
+                    f"{variant}: p99 of a call, shipcode-mcp / {peer}",
+                    p99,
+                    "x",
+                    "< 1" if goal else "",
+                    None if goal is None else p99 < 1,
                 )
             )
             rows.append(
-                (
-                    f"{variant}: server CPU per MCP request, shipcode-mcp / {run['label']}",
-                    ours["server_cpu_ms_per_request"] / run["server_cpu_ms_per_request"],
+                _goal(
+                    f"{variant}: server CPU per MCP request, shipcode-mcp / {peer}",
+                    cpu / run["server_cpu_ms_per_request"],
+                    "x",
                 )
             )
     legacy, stateless = by.get(("shipcode", "legacy")), by.get(("shipcode", "stateless"))
     if legacy and stateless:
+        faster = stateless["iterations_per_s"] / legacy["iterations_per_s"]
+        rows.append(_goal("shipcode-mcp: calls/s, stateless / legacy", faster, "x", ">= 1", faster >= 1))
+        life = legacy["server_cpu_ms_per_call"] / stateless["server_cpu_ms_per_call"]
         rows.append(
-            ("shipcode-mcp: calls/s, stateless / legacy", stateless["iterations_per_s"] / legacy["iterations_per_s"])
-        )
-        rows.append(
-            (
-                "shipcode-mcp: server CPU per call, legacy session / stateless call",
-                legacy["server_cpu_ms_per_call"] / stateless["server_cpu_ms_per_call"],
+            _goal(
+                "shipcode-mcp: server CPU, legacy session / stateless call",
+                life,
+                "x",
+                f"<= {SESSION_GOAL}",
+                life <= SESSION_GOAL,
             )
         )
     return rows
@@ -120,8 +162,9 @@ def markdown(result: dict) -> str:
         ]
     rows = ratios(result["runs"])
     if rows:
-        lines += ["### Ratios", "", "| figure | value |", "|---|---:|"]
-        lines += [f"| {name} | {value:.2f}x |" for name, value in rows] + [""]
+        lines += ["### Ratios and goals (shown, not enforced)", "", "| figure | value | goal | |", "|---|---:|---|---|"]
+        lines += [f"| {name} | {value:.2f}{unit} | {goal} | {status} |" for name, value, unit, goal, status in rows]
+        lines.append("")
     if result["skipped"]:
         lines += ["### Not measured", ""] + [f"- {s}" for s in result["skipped"]] + [""]
     if result["failures"]:
