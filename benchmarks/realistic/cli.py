@@ -91,6 +91,11 @@ def run_server(peer: peers.Peer, args, binary: str, cases: Path, case_list: list
         if problem:
             result["failures"].append(f"{peer.label}, {variant}: the probe failed: {problem}")
             continue
+        if variant == "legacy" and not peers.opens_sessions(port):
+            result["notes"].append(
+                f"{peer.label} opens no session for a 2025 client (stateless serving): its legacy calls are "
+                "initialize, notifications/initialized and tools/call answered without one, and a DELETE refused 405"
+            )
         if args.warmup:
             log(f"{peer.name} {variant}: warming up {args.warmup:g} s")
             measure.k6(binary, port, cases, variant, max(args.vus, WARMUP_VUS), args.warmup)
@@ -166,7 +171,15 @@ def main(argv: list | None = None) -> int:
         "processes": args.processes,
         "http_client": args.http_client,
     }
-    result: dict = {"machine": info, "config": config, "runs": [], "skipped": [], "failures": [], "note": args.note}
+    result: dict = {
+        "machine": info,
+        "config": config,
+        "runs": [],
+        "skipped": [],
+        "notes": [],
+        "failures": [],
+        "note": args.note,
+    }
     result["versions"] = {"load": {"k6": environments.k6_version(binary)}}
     measure_all(args, binary, result)
     try:

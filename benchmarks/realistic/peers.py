@@ -108,6 +108,21 @@ def _text(headers: dict, body: bytes) -> str | None:
         return None
 
 
+def opens_sessions(port: int) -> bool:
+    """Whether the server answers a 2025 ``initialize`` with an ``Mcp-Session-Id`` (the session is then deleted)."""
+    init = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    connection = Connection(port)
+    try:
+        body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        _, headers, _ = connection.send("POST", body, BASE)
+        session = headers.get("mcp-session-id")
+        if session:
+            connection.send("DELETE", None, dict(BASE, **{"MCP-Protocol-Version": LEGACY, "Mcp-Session-Id": session}))
+        return session is not None
+    finally:
+        connection.close()
+
+
 def legacy_problem(connection: Connection, case: dict) -> str | None:
     """Make one whole legacy session for a case on the connection; what went wrong, or None."""
     init = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}

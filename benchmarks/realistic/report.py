@@ -165,6 +165,8 @@ def markdown(result: dict) -> str:
         lines += ["### Ratios and goals (shown, not enforced)", "", "| figure | value | goal | |", "|---|---:|---|---|"]
         lines += [f"| {name} | {value:.2f}{unit} | {goal} | {status} |" for name, value, unit, goal, status in rows]
         lines.append("")
+    if result["notes"]:
+        lines += ["### Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
     if result["skipped"]:
         lines += ["### Not measured", ""] + [f"- {s}" for s in result["skipped"]] + [""]
     if result["failures"]:
