@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -164,7 +165,7 @@ def main(argv: list | None = None) -> int:
         sys.exit(f"run.py: {problem or k6_problem}")
     info = machine_info([])
     config = {
-        "command": "python benchmarks/realistic/run.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": shlex.join(["python", "benchmarks/realistic/run.py", *(sys.argv[1:] if argv is None else argv)]),
         "vus": args.vus,
         "seconds": args.seconds,
         "warmup": args.warmup,
