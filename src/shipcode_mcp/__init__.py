@@ -14,11 +14,15 @@ from .app import Server
 from .context import Context
 from .errors import ClientError, RpcError, ToolError
 from .handlers import Resource, Tool
+from .media import Audio, File, Image
 from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request
 
 __all__ = [
+    "Audio",
     "ClientError",
     "Context",
+    "File",
+    "Image",
     "InputRequired",
     "Resource",
     "RpcError",

@@ -1,0 +1,257 @@
+"""Argument and result types through pydantic (v2): imported only by a tool that needs it.
+
+- :class:`Arguments`: a tool's parameters as a pydantic model built from its signature (models,
+  ``TypedDict``, dataclasses, ``Enum``, dates and times, ``UUID``, ``Decimal``, ``tuple``, unions,
+  nested containers, ``Annotated[T, Field(...)]`` and ``Field(...)`` defaults): the input schema
+  is the model's JSON Schema, and a call's arguments reach the function converted (a model
+  instance, an ``Enum`` member, a ``date``). ``strict=True`` validates in pydantic's strict mode
+  (JSON semantics: a ``date`` from its ISO text, never ``"2"`` for an ``int``; a number that
+  overflows a double is refused); ``strict=False`` in its lax mode, as the official SDK does.
+- :class:`StructuredResult`: ``structuredContent`` and ``outputSchema`` from a return annotation,
+  as the official SDK derives them (models, ``TypedDict``, dataclasses and other annotated
+  classes, ``dict[str, T]`` as they are; anything else wrapped as ``{"result": ...}``).
+
+Invalid arguments answer ``Invalid arguments for <tool>: <where>: <pydantic's message>``, one
+``<where>: <message>`` per error joined by ``"; "`` (at most :data:`MAX_REASONS`), ``<where>`` the
+dotted path of the value (``items.0.qty``), left out for the arguments as a whole.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from math import isfinite
+from types import GenericAlias
+
+import pydantic
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, create_model
+from pydantic.json_schema import GenerateJsonSchema
+
+from .jsontext import dumps
+from .results import RESULT_CLASS, declares_content, text_result, tool_result
+from .schema import InvalidArguments, floats, parameter_names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: At most this many of pydantic's errors are named in an ``Invalid arguments`` result.
+MAX_REASONS = 5
+_BUILD_ERRORS = (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError, NameError)
+_PLAIN_RESULTS = (str, int, float, bool, type(None))
+
+
+def first_line(error: BaseException) -> str:
+    return str(error).strip().partition("\n")[0]
+
+
+def _culprit(fields: dict[str, Any], names: list[tuple[str, str]]) -> str | None:
+    """``"cannot infer a JSON Schema from the type hint of 'p' (hint)"`` for the first parameter
+    pydantic has no schema for, or None."""
+    for name, field in names:
+        hint = fields[field][0] if type(fields[field]) is tuple else fields[field]
+        try:
+            TypeAdapter(hint).json_schema()
+        except _BUILD_ERRORS:
+            shown = typing.get_args(hint)[0]
+            return f"cannot infer a JSON Schema from the type hint of {name!r} ({shown!r})"
+    return None
+
+
+def reasons(error: pydantic.ValidationError) -> str:
+    """pydantic's errors, trimmed: ``where: message`` each, without the input values or links."""
+    found = error.errors(include_url=False, include_input=False, include_context=False)
+    parts = [
+        ".".join(str(step) for step in item["loc"]) + ": " + item["msg"] if item["loc"] else item["msg"]
+        for item in found[:MAX_REASONS]
+    ]
+    if len(found) > MAX_REASONS:
+        parts.append(f"and {len(found) - MAX_REASONS} more")
+    return "; ".join(parts)
+
+
+class Arguments:
+    """A tool's arguments as a pydantic model: ``schema`` to list, and a check (call the instance)
+    returning the keyword arguments of the function, converted; :class:`InvalidArguments`
+    carrying the whole ``isError`` text if they do not validate.
+
+    ``skip`` names a parameter that is not an argument (the ``Context`` one). ``closed`` refuses
+    arguments the function does not take (and lists ``"additionalProperties": false``); otherwise
+    they are ignored, as the official SDK does. A parameter named like a method of pydantic's
+    ``BaseModel`` (``json``, ``copy``) becomes the field ``field_<name>`` with that alias; one
+    without a hint is ``Any``, listed ``{"title": <name>, "type": "string"}``, as the SDK does.
+    """
+
+    __slots__ = ("model", "schema", "strict", "names", "tool_name")
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        tool_name: str,
+        skip: str | None = None,
+        strict: bool = True,
+        closed: bool = True,
+    ) -> None:
+        self.tool_name = tool_name
+        self.strict = strict
+        taken = parameter_names(func)
+        try:
+            signature = inspect.signature(func, eval_str=True)
+        except NameError as error:
+            raise TypeError(f"tool {tool_name!r}: a type hint names something unknown: {error}") from None
+        fields: dict[str, Any] = {}
+        names: list[tuple[str, str]] = []  # (parameter, field)
+        for parameter in signature.parameters.values():
+            name = parameter.name
+            if name == skip or name not in taken:
+                continue
+            if name.startswith("_"):
+                raise TypeError(f"tool {tool_name!r}: parameter {name!r} starts with '_', which pydantic keeps private")
+            hint = parameter.annotation
+            extras: list[Any] = []
+            if hint is inspect.Parameter.empty:
+                hint = typing.Any
+                extras.append(WithJsonSchema({"title": name, "type": "string"}))
+            field_name, options = name, {}
+            if callable(getattr(BaseModel, name, None)):
+                field_name, options = f"field_{name}", {"alias": name}
+            annotated = typing.Annotated[(hint, *extras, Field(**options))]
+            default = parameter.default
+            fields[field_name] = annotated if default is inspect.Parameter.empty else (annotated, default)
+            names.append((name, field_name))
+        self.names = tuple(names)
+        config = ConfigDict(extra="forbid" if closed else "ignore")
+        try:
+            self.model = create_model(f"{func.__name__}Arguments", __config__=config, **fields)
+            self.schema: dict[str, Any] = self.model.model_json_schema(by_alias=True)
+        except _BUILD_ERRORS as error:
+            raise TypeError(f"tool {tool_name!r}: {_culprit(fields, names) or first_line(error)}") from None
+
+    def invalid(self, reason: str) -> InvalidArguments:
+        return InvalidArguments(f"Invalid arguments for {self.tool_name}: {reason}")
+
+    def __call__(self, arguments: object) -> dict[str, Any]:
+        if type(arguments) is not dict:
+            raise self.invalid("Input should be an object")
+        try:
+            if self.strict:
+                # pydantic's strict mode reads JSON text: a date from its ISO text, an Enum from its value.
+                for _, _, value in floats(arguments):
+                    if not isfinite(value):  # the text had a number that overflows a double
+                        raise self.invalid("a number overflows a double")
+                instance = self.model.model_validate_json(dumps(arguments), strict=True)
+            else:
+                instance = self.model.model_validate(arguments)
+        except pydantic.ValidationError as error:
+            raise self.invalid(reasons(error)) from None
+        return {name: getattr(instance, field) for name, field in self.names}
+
+
+def _class_model(cls: type, hints: dict[str, Any]) -> type[BaseModel]:
+    """A model with the fields of an annotated class (a dataclass, say), read from its attributes."""
+    fields: dict[str, Any] = {}
+    for name, hint in hints.items():
+        if not name.startswith("_"):
+            default = getattr(cls, name, inspect.Parameter.empty)
+            fields[name] = hint if default is inspect.Parameter.empty else (hint, default)
+    return create_model(cls.__name__, __config__=ConfigDict(from_attributes=True), **fields)
+
+
+def _inline_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema whose root is a ``$ref`` (a model that refers to itself) with the definition at its root:
+    ``outputSchema`` must be an object schema."""
+    ref = schema.get("$ref")
+    if type(ref) is not str or not ref.startswith("#/$defs/"):
+        return schema
+    rest = {key: value for key, value in schema.items() if key != "$ref"}
+    return {**schema["$defs"][ref.removeprefix("#/$defs/")], **rest}
+
+
+class _Warnings(GenerateJsonSchema):
+    """A schema generator for which a part without JSON Schema is an error, not a warning."""
+
+    def emit_warning(self, kind: Any, detail: str) -> None:
+        raise ValueError(f"{kind}: {detail}")
+
+
+class StructuredResult:
+    """A tool's structured output: ``output_schema`` to list, and the result body of a returned
+    value (call the instance): the value validated against the annotation (pydantic's lax mode,
+    as the official SDK does: the function's own value), ``structuredContent`` its JSON dump by
+    alias, and one text block: a ``str``, number, ``bool`` or ``None`` as an unstructured tool
+    shows it, anything else the compact JSON of the structured content (unwrapped).
+
+    A value that does not fit raises ``ValueError`` (the call is ``Tool <name> failed``).
+    """
+
+    __slots__ = ("adapter", "wrap", "output_schema")
+
+    def __init__(self, adapter: TypeAdapter[Any], wrap: bool) -> None:
+        self.adapter = adapter
+        #: Whether the value is wrapped as ``{"result": value}``.
+        self.wrap = wrap
+        self.output_schema: dict[str, Any] = _inline_root(adapter.json_schema(schema_generator=_Warnings))
+
+    @classmethod
+    def of(cls, func: Callable[..., Any], tool_name: str, structured_output: bool | None) -> StructuredResult | None:
+        """The structured output of ``func`` from its return annotation, or None.
+
+        ``structured_output=None`` decides as the official SDK does: on unless the function has
+        no return annotation, declares content blocks, or returns a type without a JSON Schema;
+        ``True`` makes each of those a ``TypeError``; ``False`` is always None.
+        """
+        if structured_output is False:
+            return None
+        try:
+            hint = typing.get_type_hints(func, include_extras=True).get("return", inspect.Parameter.empty)
+        except NameError as error:
+            raise TypeError(f"tool {tool_name!r}: its return annotation names something unknown: {error}") from None
+        if hint is inspect.Parameter.empty or (structured_output is None and declares_content(hint)):
+            if structured_output:
+                raise TypeError(f"tool {tool_name!r}: structured output needs a return annotation of data")
+            return None
+        bare = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+        try:
+            model, wrap = _output_model(hint, bare, func.__name__)
+            if model is not None:
+                return cls(TypeAdapter(model), wrap)
+        except _BUILD_ERRORS as error:
+            if structured_output:
+                raise TypeError(f"tool {tool_name!r}: no JSON Schema for its return type: {error}") from None
+            return None
+        if structured_output:
+            raise TypeError(f"tool {tool_name!r}: its return type {bare!r} has no fields for structured output")
+        return None
+
+    def __call__(self, value: object) -> bytes:
+        adapter = self.adapter
+        try:
+            checked = adapter.validate_python({"result": value} if self.wrap else value, by_alias=True, by_name=True)
+        except pydantic.ValidationError as error:
+            raise ValueError(f"the result does not match the output schema: {reasons(error)}") from None
+        if isinstance(checked, BaseModel):  # its own dump: a subclass keeps its fields
+            structured = checked.model_dump(mode="json", by_alias=True)
+        else:
+            structured = adapter.dump_python(checked, mode="json", by_alias=True)
+        if type(value) in _PLAIN_RESULTS:
+            body = tool_result(value)
+        else:
+            body = text_result(dumps(structured["result"] if self.wrap else structured).decode())
+        return body[:-1] + b',"structuredContent":' + dumps(structured) + b"}"
+
+
+def _output_model(hint: Any, bare: Any, func_name: str) -> tuple[Any, bool]:
+    """What a return value is validated against, and whether it is wrapped as ``{"result": value}``."""
+    if isinstance(bare, type) and not isinstance(bare, GenericAlias):
+        if issubclass(bare, BaseModel) or typing.is_typeddict(bare):
+            return bare, False
+        if bare.__name__ == RESULT_CLASS and hasattr(bare, "model_dump"):
+            return None, False  # returned as it is
+        if bare not in (str, int, float, bool, bytes, type(None)):
+            hints = typing.get_type_hints(bare)
+            return (_class_model(bare, hints), False) if hints else (None, False)
+    elif typing.get_origin(bare) is dict and typing.get_args(bare)[:1] == (str,):
+        return typing.Annotated[bare, Field(title=f"{func_name}DictOutput")], False
+    return create_model(f"{func_name}Output", result=hint), True
