@@ -13,7 +13,14 @@ from .context import Context
 from .errors import HANDLER_FAULTS, ToolError
 from .jsontext import dumps
 from .results import declares_content, error_result, tool_result
-from .schema import FlatShape, NeedsPydantic, compile_output_check, compile_validator, infer_input_schema, schema_for_hint
+from .schema import (
+    FlatShape,
+    NeedsPydantic,
+    compile_output_check,
+    compile_validator,
+    infer_input_schema,
+    schema_for_hint,
+)
 from .session import ASYNC, INLINE, THREAD, Deferred
 
 TYPE_CHECKING = False

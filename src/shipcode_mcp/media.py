@@ -102,9 +102,7 @@ class Media:
 
     def content_block(self) -> dict[str, Any]:
         """The content block of this media, as a dict."""
-        return self.finish(
-            {"type": self.kind, "data": base64_text(self.read()), "mimeType": self.mime_type}
-        )
+        return self.finish({"type": self.kind, "data": base64_text(self.read()), "mimeType": self.mime_type})
 
 
 class Image(Media):

@@ -107,7 +107,7 @@ def declares_content(hint: Any) -> bool:
     if origin is None:
         return isinstance(hint, type) and (
             issubclass(hint, Media)
-            or (hint.__name__ in CONTENT_CLASSES or hint.__name__ == RESULT_CLASS) and hasattr(hint, "model_dump")
+            or ((hint.__name__ in CONTENT_CLASSES or hint.__name__ == RESULT_CLASS) and hasattr(hint, "model_dump"))
         )
     if origin is typing.Annotated:
         return declares_content(typing.get_args(hint)[0])

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from math import isfinite
 from types import GenericAlias
 
+import orjson
 import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, create_model
@@ -60,9 +61,8 @@ def _culprit(fields: dict[str, Any], names: list[tuple[str, str]]) -> str | None
     return None
 
 
-def reasons(error: pydantic.ValidationError) -> str:
+def reasons(found: list[Any]) -> str:
     """pydantic's errors, trimmed: ``where: message`` each, without the input values or links."""
-    found = error.errors(include_url=False, include_input=False, include_context=False)
     parts = [
         ".".join(str(step) for step in item["loc"]) + ": " + item["msg"] if item["loc"] else item["msg"]
         for item in found[:MAX_REASONS]
@@ -78,13 +78,16 @@ class Arguments:
     carrying the whole ``isError`` text if they do not validate.
 
     ``skip`` names a parameter that is not an argument (the ``Context`` one). ``closed`` refuses
-    arguments the function does not take (and lists ``"additionalProperties": false``); otherwise
-    they are ignored, as the official SDK does. A parameter named like a method of pydantic's
-    ``BaseModel`` (``json``, ``copy``) becomes the field ``field_<name>`` with that alias; one
-    without a hint is ``Any``, listed ``{"title": <name>, "type": "string"}``, as the SDK does.
+    arguments the function does not take (``"additionalProperties": false`` at the schema's root;
+    nested types keep their own rules); otherwise they are ignored, as the official SDK does.
+    ``json_strings`` reads a string given for a parameter not hinted ``str`` as JSON first when it
+    holds an array or an object, as the official SDK does. A parameter named like a method of
+    pydantic's ``BaseModel`` (``json``, ``copy``) becomes the field ``field_<name>`` with that
+    alias; one without a hint is ``Any``, listed ``{"title": <name>, "type": "string"}``, as the SDK
+    does: the schema is then the SDK's for the same function.
     """
 
-    __slots__ = ("model", "schema", "strict", "names", "tool_name")
+    __slots__ = ("model", "schema", "strict", "closed", "names", "accepted", "tool_name", "json_fields")
 
     def __init__(
         self,
@@ -93,9 +96,11 @@ class Arguments:
         skip: str | None = None,
         strict: bool = True,
         closed: bool = True,
+        json_strings: bool = False,
     ) -> None:
         self.tool_name = tool_name
         self.strict = strict
+        self.closed = closed
         taken = parameter_names(func)
         try:
             signature = inspect.signature(func, eval_str=True)
@@ -121,32 +126,68 @@ class Arguments:
             default = parameter.default
             fields[field_name] = annotated if default is inspect.Parameter.empty else (annotated, default)
             names.append((name, field_name))
+        #: ``(parameter, field)`` of each argument; the names a call may give.
         self.names = tuple(names)
-        config = ConfigDict(extra="forbid" if closed else "ignore")
+        self.accepted = frozenset(name for name, _ in names)
         try:
-            self.model = create_model(f"{func.__name__}Arguments", __config__=config, **fields)
-            self.schema: dict[str, Any] = self.model.model_json_schema(by_alias=True)
+            self.model = create_model(f"{func.__name__}Arguments", **fields)
+            schema: dict[str, Any] = self.model.model_json_schema(by_alias=True)
         except _BUILD_ERRORS as error:
             raise TypeError(f"tool {tool_name!r}: {_culprit(fields, names) or first_line(error)}") from None
+        if closed:  # where pydantic would put it, keys sorted
+            schema = dict(sorted({**schema, "additionalProperties": False}.items()))
+        self.schema = schema
+        #: The parameters whose string values are read as JSON first (``json_strings``).
+        self.json_fields = frozenset(
+            name for name, field in names if json_strings and self.model.model_fields[field].annotation is not str
+        )
 
-    def invalid(self, reason: str) -> InvalidArguments:
-        return InvalidArguments(f"Invalid arguments for {self.tool_name}: {reason}")
+    def invalid(self, errors: list[Any]) -> InvalidArguments:
+        return InvalidArguments(f"Invalid arguments for {self.tool_name}: {reasons(errors)}")
 
     def __call__(self, arguments: object) -> dict[str, Any]:
         if type(arguments) is not dict:
-            raise self.invalid("Input should be an object")
+            raise self.invalid([{"loc": (), "msg": "Input should be an object"}])
+        extra = () if not self.closed or self.accepted.issuperset(arguments) else self.extra(arguments)
+        if self.json_fields:
+            arguments = self.read_json_strings(arguments)
         try:
             if self.strict:
                 # pydantic's strict mode reads JSON text: a date from its ISO text, an Enum from its value.
                 for _, _, value in floats(arguments):
                     if not isfinite(value):  # the text had a number that overflows a double
-                        raise self.invalid("a number overflows a double")
+                        raise self.invalid([{"loc": (), "msg": "A number overflows a double"}])
                 instance = self.model.model_validate_json(dumps(arguments), strict=True)
             else:
                 instance = self.model.model_validate(arguments)
         except pydantic.ValidationError as error:
-            raise self.invalid(reasons(error)) from None
+            raise self.invalid([*error.errors(include_url=False, include_input=False), *extra]) from None
+        if extra:
+            raise self.invalid(list(extra))
         return {name: getattr(instance, field) for name, field in self.names}
+
+    def extra(self, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        """pydantic's error for each argument the function does not take, in the order given."""
+        return [
+            {"loc": (key,), "msg": "Extra inputs are not permitted"} for key in arguments if key not in self.accepted
+        ]
+
+    def read_json_strings(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each string of a ``json_fields`` parameter that holds a JSON array or
+        object replaced by it."""
+        read = dict(arguments)
+        for name in self.json_fields.intersection(arguments):
+            value = arguments[name]
+            if type(value) is str:
+                try:
+                    parsed = orjson.loads(value)
+                except orjson.JSONDecodeError:
+                    continue
+                if (
+                    type(parsed) is dict or type(parsed) is list or parsed is None
+                ):  # as the SDK: not a str, number or bool
+                    read[name] = parsed
+        return read
 
 
 def _class_model(cls: type, hints: dict[str, Any]) -> type[BaseModel]:
@@ -230,7 +271,8 @@ class StructuredResult:
         try:
             checked = adapter.validate_python({"result": value} if self.wrap else value, by_alias=True, by_name=True)
         except pydantic.ValidationError as error:
-            raise ValueError(f"the result does not match the output schema: {reasons(error)}") from None
+            found = error.errors(include_url=False, include_input=False)
+            raise ValueError(f"the result does not match the output schema: {reasons(found)}") from None
         if isinstance(checked, BaseModel):  # its own dump: a subclass keeps its fields
             structured = checked.model_dump(mode="json", by_alias=True)
         else:
