@@ -22,13 +22,13 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 from wire import call, request, result, text
 
-from shipcode_mcp import Server
+from shipcode_mcp import Context, Server
 from shipcode_mcp.schema import FlatShape
 from shipcode_mcp.typed import Arguments
 
 APP_FILE = Path(__file__).resolve().parent / "apps" / "typed.py"
 sys.path.insert(0, str(APP_FILE.parent))
-from typed import app  # noqa: E402
+from typed import Item, app  # noqa: E402
 
 CATALOGUE = app.catalogue()
 
@@ -363,3 +363,27 @@ def test_serving_plain_hints_never_imports_pydantic(engine: str) -> None:
         "print([name for name in sys.modules if name.startswith(('pydantic', 'shipcode_mcp.typed'))])\n"
     )
     assert (process.stdout, process.stderr) == ("[]\n", "")
+
+
+def test_a_typed_tool_may_be_async_take_a_context_or_block(run) -> None:
+    local = Server("context")
+
+    @local.tool()
+    async def remember(item: Item, ctx: Context) -> Item:
+        await ctx.info(item.name)
+        return item
+
+    @local.tool(blocking=True)
+    def weigh(item: Item) -> float:
+        return 1.5
+
+    assert list(local.tools["remember"].input_schema["properties"]) == ["item"]
+    lines = call("remember", {"item": {"name": "tea"}}) + call("weigh", {"item": {"name": "tea"}}, rid=2)
+    assert run(lines, catalogue=local.catalogue()) == (
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tea"}}\n'
+        + result(
+            '{"content":[{"type":"text","text":"{\\"name\\":\\"tea\\",\\"qty\\":1}"}],'
+            '"structuredContent":{"name":"tea","qty":1}}'
+        )
+        + text("1.5", rid=2)
+    )
