@@ -191,14 +191,10 @@ def media_cases(folder: Path) -> list[tuple[Any, bytes]]:
             block_result({"type": "text", "text": "see"}, image, {"type": "text", "text": "as given"}),
         ),
         (
-            sdk.CallToolResult(content=[sdk.TextContent(type="text", text="no")], is_error=True),
-            result(
-                orjson.dumps(
-                    sdk.CallToolResult(content=[sdk.TextContent(type="text", text="no")], is_error=True).model_dump(
-                        mode="json", by_alias=True, exclude_none=True
-                    )
-                )
+            sdk.CallToolResult(
+                content=[sdk.TextContent(type="text", text="no")], structured_content={"n": 1}, is_error=True
             ),
+            result('{"content":[{"type":"text","text":"no"}],"structuredContent":{"n":1},"isError":true}'),
         ),
         # A model of the app's, without structured output: its JSON (None members kept) as text.
         (sdk.Annotations(priority=1.0), text('{"audience":null,"priority":1.0,"lastModified":null}')),
@@ -216,3 +212,13 @@ def test_media_takes_path_or_data() -> None:
         with pytest.raises(ValueError) as refused:
             Image(**arguments)
         assert str(refused.value) == "Image() takes either path= or data=, exactly one"
+
+
+def test_a_returned_call_tool_result_leaves_its_result_type_to_the_protocol_era(run) -> None:
+    from test_eras import modern
+
+    returned = sdk.CallToolResult(content=[sdk.TextContent(type="text", text="no")], is_error=True)
+    assert run(modern("tools/call", {"name": "give"}), catalogue=returning(returned)) == result(
+        '{"content":[{"type":"text","text":"no"}],"isError":true,"resultType":"complete",'
+        '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"give","version":"0.1.0"}}}'
+    )

@@ -8,8 +8,8 @@
   declares an output schema.
 - an :class:`~shipcode_mcp.media.Image`, ``Audio`` or ``File`` -> its content block; a content object
   of the official SDK (``TextContent``, ``ImageContent``, ``AudioContent``, ``EmbeddedResource``,
-  ``ResourceLink``) -> that block, and its ``CallToolResult`` -> that result, each dumped by alias
-  without ``None`` members (no module of the SDK is imported: any object with pydantic's
+  ``ResourceLink``) -> that block, and its ``CallToolResult`` -> that result (its ``resultType`` left
+  to the protocol era), each dumped by alias without ``None`` members (no module of the SDK is imported: any object with pydantic's
   ``model_dump`` and one of those class names); a list of content blocks, these objects among them
   -> those blocks.
 - any other object with pydantic's ``model_dump`` (a model of the app's) -> the compact JSON of
@@ -77,7 +77,9 @@ def tool_result(value: object, structured: bool = False) -> bytes:
         if kind.__name__ == RESULT_CLASS:
             from .media import jsonable
 
-            return dumps(jsonable(value))
+            whole = jsonable(value)
+            whole.pop("resultType", None)  # the protocol era's to say (the SDK's 2.x models carry one)
+            return dumps(whole)
         return text_result(dumps(value.model_dump(mode="json", by_alias=True)).decode())
     raise TypeError(f"a tool returned {kind.__name__}, which is not a tool result")
 
