@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
+import annotated_types
 import orjson
 import pytest
 from pydantic import BaseModel, Field
@@ -295,6 +296,33 @@ def test_json_strings_read_as_the_official_sdk_reads_them() -> None:
         "flag": True,  # "true" stays a string, which lax validation converts
         "when": None,
     }
+
+
+def test_text_annotations_describe_parameters_on_the_typed_path_and_constraints_apply(run) -> None:
+    local = Server("texts")
+
+    @local.tool()
+    def visit(
+        city: Annotated[str, "city name"],
+        day: datetime.date,
+        level: Annotated[int, "how high", annotated_types.Ge(1)] = 1,
+        note: Annotated[str, "not shown", Field(description="shown")] = "",
+    ) -> str:
+        return f"{city} {day} {level} {note}"
+
+    assert orjson.dumps(local.tools["visit"].input_schema) == (
+        b'{"additionalProperties":false,"properties":{"city":{"description":"city name","title":"City",'
+        b'"type":"string"},"day":{"format":"date","title":"Day","type":"string"},"level":{"default":1,'
+        b'"description":"how high","minimum":1,"title":"Level","type":"integer"},"note":{"default":"",'
+        b'"description":"shown","title":"Note","type":"string"}},"required":["city","day"],'
+        b'"title":"visitArguments","type":"object"}'
+    )
+    lines = call("visit", {"city": "Oslo", "day": "2026-01-31", "level": 0}) + call(
+        "visit", {"city": "Oslo", "day": "2026-01-31"}, rid=2
+    )
+    assert run(lines, catalogue=local.catalogue()) == invalid(
+        "visit", "level: Input should be greater than or equal to 1"
+    ) + text("Oslo 2026-01-31 1 ", rid=2)
 
 
 # -- registration ----------------------------------------------------------------------------

@@ -160,7 +160,7 @@ class Tool:
                 input_schema = infer_input_schema(func, skip=self.context_name)
             except NeedsPydantic as reason:
                 typed = load_typed(f"tool {self.name!r}", reason)
-                validate = typed.Arguments(func, self.name, self.context_name, strict)
+                validate = typed.Arguments(func, self.name, self.context_name, strict, text_descriptions=True)
                 input_schema = validate.schema
         #: The result body of a returned value with structured output (see :mod:`shipcode_mcp.typed`), or None.
         self.structured = None

@@ -9,9 +9,9 @@
 - an :class:`~shipcode_mcp.media.Image`, ``Audio`` or ``File`` -> its content block; a content object
   of the official SDK (``TextContent``, ``ImageContent``, ``AudioContent``, ``EmbeddedResource``,
   ``ResourceLink``) -> that block, and its ``CallToolResult`` -> that result (its ``resultType`` left
-  to the protocol era), each dumped by alias without ``None`` members (no module of the SDK is imported: any object with pydantic's
-  ``model_dump`` and one of those class names); a list of content blocks, these objects among them
-  -> those blocks.
+  to the protocol era), each dumped by alias without ``None`` members (no module of the SDK is
+  imported: any object with pydantic's ``model_dump`` and one of those class names); a list of
+  content blocks, these objects among them -> those blocks.
 - any other object with pydantic's ``model_dump`` (a model of the app's) -> the compact JSON of
   its dump as one text block.
 - anything else -> :class:`TypeError` (the tool call fails with an ``isError`` result).

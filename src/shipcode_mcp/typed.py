@@ -61,6 +61,17 @@ def _culprit(fields: dict[str, Any], names: list[tuple[str, str]]) -> str | None
     return None
 
 
+def described_by_text(hint: Any, default: Any) -> str | None:
+    """The first text of an ``Annotated[T, "text", ...]`` hint, unless a ``Field`` there or as the
+    default has a description of its own."""
+    if typing.get_origin(hint) is not typing.Annotated:
+        return None
+    texts = [item for item in hint.__metadata__ if type(item) is str]
+    if not texts or any(getattr(item, "description", None) for item in (*hint.__metadata__, default)):
+        return None
+    return texts[0]
+
+
 def reasons(found: list[Any]) -> str:
     """pydantic's errors, trimmed: ``where: message`` each, without the input values or links."""
     parts = [
@@ -81,10 +92,14 @@ class Arguments:
     arguments the function does not take (``"additionalProperties": false`` at the schema's root;
     nested types keep their own rules); otherwise they are ignored, as the official SDK does.
     ``json_strings`` reads a string given for a parameter not hinted ``str`` as JSON first when it
-    holds an array or an object, as the official SDK does. A parameter named like a method of
-    pydantic's ``BaseModel`` (``json``, ``copy``) becomes the field ``field_<name>`` with that
-    alias; one without a hint is ``Any``, listed ``{"title": <name>, "type": "string"}``, as the SDK
-    does: the schema is then the SDK's for the same function.
+    holds an array or an object, as the official SDK does. ``text_descriptions`` makes the text of
+    ``Annotated[T, "text"]`` the parameter's description, as the plain inference does, unless a
+    ``Field`` describes it (pydantic alone, and so the SDK, ignores the text).
+
+    A parameter named like a method of pydantic's ``BaseModel`` (``json``, ``copy``) becomes the
+    field ``field_<name>`` with that alias; one without a hint is ``Any``, listed ``{"title": <name>,
+    "type": "string"}``: open, lax and without ``text_descriptions``, the schema is the official
+    SDK's for the same function.
     """
 
     __slots__ = ("model", "schema", "strict", "closed", "names", "accepted", "tool_name", "json_fields")
@@ -97,6 +112,7 @@ class Arguments:
         strict: bool = True,
         closed: bool = True,
         json_strings: bool = False,
+        text_descriptions: bool = False,
     ) -> None:
         self.tool_name = tool_name
         self.strict = strict
@@ -122,8 +138,11 @@ class Arguments:
             field_name, options = name, {}
             if callable(getattr(BaseModel, name, None)):
                 field_name, options = f"field_{name}", {"alias": name}
-            annotated = typing.Annotated[(hint, *extras, Field(**options))]
             default = parameter.default
+            text = described_by_text(hint, default) if text_descriptions else None
+            if text is not None:
+                options["description"] = text
+            annotated = typing.Annotated[(hint, *extras, Field(**options))]
             fields[field_name] = annotated if default is inspect.Parameter.empty else (annotated, default)
             names.append((name, field_name))
         #: ``(parameter, field)`` of each argument; the names a call may give.
