@@ -102,7 +102,18 @@ class Arguments:
     SDK's for the same function.
     """
 
-    __slots__ = ("model", "schema", "strict", "closed", "names", "accepted", "tool_name", "json_fields")
+    __slots__ = (
+        "model",
+        "schema",
+        "strict",
+        "closed",
+        "names",
+        "accepted",
+        "tool_name",
+        "json_fields",
+        "renamed",
+        "_validator",
+    )
 
     def __init__(
         self,
@@ -148,9 +159,12 @@ class Arguments:
         #: ``(parameter, field)`` of each argument; the names a call may give.
         self.names = tuple(names)
         self.accepted = frozenset(name for name, _ in names)
+        #: Whether a field has a name other than its parameter's (``field_json``).
+        self.renamed = any(name != field for name, field in names)
         try:
             self.model = create_model(f"{func.__name__}Arguments", **fields)
             schema: dict[str, Any] = self.model.model_json_schema(by_alias=True)
+            self._validator = self.model.__pydantic_validator__  # what model_validate calls, without the detour
         except _BUILD_ERRORS as error:
             raise TypeError(f"tool {tool_name!r}: {_culprit(fields, names) or first_line(error)}") from None
         if closed:  # where pydantic would put it, keys sorted
@@ -173,16 +187,19 @@ class Arguments:
         try:
             if self.strict:
                 # pydantic's strict mode reads JSON text: a date from its ISO text, an Enum from its value.
-                for _, _, value in floats(arguments):
-                    if not isfinite(value):  # the text had a number that overflows a double
-                        raise self.invalid([{"loc": (), "msg": "A number overflows a double"}])
-                instance = self.model.model_validate_json(dumps(arguments), strict=True)
+                text = dumps(arguments)
+                # A number that overflowed a double (inf) is written null: only then look for one.
+                if b"null" in text and not all(isfinite(value) for _, _, value in floats(arguments)):
+                    raise self.invalid([{"loc": (), "msg": "A number overflows a double"}])
+                instance = self._validator.validate_json(text, strict=True)
             else:
-                instance = self.model.model_validate(arguments)
+                instance = self._validator.validate_python(arguments)
         except pydantic.ValidationError as error:
             raise self.invalid([*error.errors(include_url=False, include_input=False), *extra]) from None
         if extra:
             raise self.invalid(list(extra))
+        if not self.renamed:
+            return instance.__dict__  # the fields' values by name: a fresh dict per call
         return {name: getattr(instance, field) for name, field in self.names}
 
     def extra(self, arguments: dict[str, Any]) -> list[dict[str, Any]]:
