@@ -369,7 +369,7 @@ def test_without_pydantic_an_app_that_needs_it_gets_one_clear_error() -> None:
     )
     assert (process.stdout, process.stderr) == (
         "tool 'when': cannot infer a JSON Schema from the type hint <class 'datetime.date'>; "
-        'such types need pydantic: pip install "shipcode-mcp[pydantic]"\n',
+        'that needs pydantic: pip install "shipcode-mcp[pydantic]"\n',
         "",
     )
 

@@ -65,7 +65,7 @@ def load_typed(what: str, reason: BaseException) -> Any:
     except ImportError as error:
         if not (error.name or "").startswith("pydantic"):
             raise
-        raise TypeError(f'{what}: {reason}; such types need pydantic: pip install "shipcode-mcp[pydantic]"') from None
+        raise TypeError(f'{what}: {reason}; that needs pydantic: pip install "shipcode-mcp[pydantic]"') from None
     return typed
 
 
@@ -81,8 +81,8 @@ def needs_structured_output(func: Callable[..., Any]) -> bool:
 
         try:
             hint = typing.get_type_hints(func, include_extras=True).get("return")
-        except NameError:
-            return True  # the typed module says which name is unknown
+        except NameError:  # a name only type checkers see: as before, no structured output
+            return False
     try:
         schema_for_hint(hint)
     except NeedsPydantic:
