@@ -22,15 +22,10 @@ PNG = b"\x89PNG\r\n\x1a\nfake"
 B64 = base64.b64encode(PNG).decode()
 
 
-def structured(body_text: str, content: str) -> bytes:
+def structured(body_text: str, content: str, rid: int = 1) -> bytes:
     """The result of a call whose text block is ``body_text`` and structured content ``content``."""
-    return result(
-        '{"content":[{"type":"text","text":'
-        + orjson.dumps(body_text).decode()
-        + '}],"structuredContent":'
-        + content
-        + "}"
-    )
+    block = '{"type":"text","text":' + orjson.dumps(body_text).decode() + "}"
+    return result('{"content":[' + block + '],"structuredContent":' + content + "}", rid)
 
 
 # -- structured output -----------------------------------------------------------------------
@@ -222,3 +217,18 @@ def test_a_returned_call_tool_result_leaves_its_result_type_to_the_protocol_era(
         '{"content":[{"type":"text","text":"no"}],"isError":true,"resultType":"complete",'
         '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"give","version":"0.1.0"}}}'
     )
+
+
+def test_a_structured_tool_may_return_a_whole_result_as_it_is(run) -> None:
+    local = Server("whole")
+
+    @local.tool()
+    def maybe(n: int) -> Item:
+        if n < 0:
+            return sdk.CallToolResult(content=[sdk.TextContent(type="text", text="negative")], is_error=True)
+        return Item(name="x", qty=n)
+
+    lines = call("maybe", {"n": -1}) + call("maybe", {"n": 2}, rid=2)
+    assert run(lines, catalogue=local.catalogue()) == result(
+        '{"content":[{"type":"text","text":"negative"}],"isError":true}'
+    ) + structured('{"name":"x","qty":2}', '{"name":"x","qty":2}', rid=2)

@@ -45,6 +45,7 @@ _PLAIN_RESULTS = (str, int, float, bool, type(None))
 
 
 def first_line(error: BaseException) -> str:
+    """The first line of an error's text (pydantic's run on with advice and links)."""
     return str(error).strip().partition("\n")[0]
 
 
@@ -260,7 +261,8 @@ class StructuredResult:
     alias, and one text block: a ``str``, number, ``bool`` or ``None`` as an unstructured tool
     shows it, anything else the compact JSON of the structured content (unwrapped).
 
-    A value that does not fit raises ``ValueError`` (the call is ``Tool <name> failed``).
+    A value that does not fit raises ``ValueError`` (the call is ``Tool <name> failed``); a
+    ``CallToolResult`` of the official SDK is the result as it is.
     """
 
     __slots__ = ("adapter", "wrap", "output_schema")
@@ -296,13 +298,17 @@ class StructuredResult:
                 return cls(TypeAdapter(model), wrap)
         except _BUILD_ERRORS as error:
             if structured_output:
-                raise TypeError(f"tool {tool_name!r}: no JSON Schema for its return type: {error}") from None
+                raise TypeError(
+                    f"tool {tool_name!r}: no JSON Schema for its return type: {first_line(error)}"
+                ) from None
             return None
         if structured_output:
             raise TypeError(f"tool {tool_name!r}: its return type {bare!r} has no fields for structured output")
         return None
 
     def __call__(self, value: object) -> bytes:
+        if type(value).__name__ == RESULT_CLASS and hasattr(value, "model_dump"):
+            return tool_result(value)  # a whole result, as it is
         adapter = self.adapter
         try:
             checked = adapter.validate_python({"result": value} if self.wrap else value, by_alias=True, by_name=True)
