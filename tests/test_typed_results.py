@@ -232,3 +232,29 @@ def test_a_structured_tool_may_return_a_whole_result_as_it_is(run) -> None:
     assert run(lines, catalogue=local.catalogue()) == result(
         '{"content":[{"type":"text","text":"negative"}],"isError":true}'
     ) + structured('{"name":"x","qty":2}', '{"name":"x","qty":2}', rid=2)
+
+
+def test_a_framework_may_prepare_the_validator_and_the_structured_result(run) -> None:
+    """What a compatibility layer does: the official SDK's schemas and lax, open validation, its own text block."""
+    from shipcode_mcp import Tool
+    from shipcode_mcp.results import text_result
+    from shipcode_mcp.typed import Arguments, StructuredResult
+
+    class Indented(StructuredResult):
+        def content(self, value: object, structured: Any) -> bytes:
+            return text_result(orjson.dumps(structured, option=orjson.OPT_INDENT_2).decode())
+
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    validator = Arguments(add, "add", strict=False, closed=False, json_strings=True)
+    local = Server("prepared")
+    tool = local.add_tool(Tool(add, validator=validator, structured=Indented.of(add, "add", None)))
+    metadata = sdk_metadata(add)
+    assert (tool.input_schema, tool.output_schema) == (
+        metadata.arg_model.model_json_schema(by_alias=True),
+        metadata.output_schema,
+    )
+    assert run(call("add", {"a": "2", "b": 3, "c": 1}), catalogue=local.catalogue()) == structured(
+        '{\n  "result": 5\n}', '{"result":5}'
+    )

@@ -103,7 +103,14 @@ def progress_token(params: dict[str, Any] | None) -> object:
 
 
 class Tool:
-    """One tool: its listing, its argument validator and its function."""
+    """One tool: its listing, its argument validator and its function.
+
+    ``strict`` and ``structured_output`` are the options of typed tools (see :mod:`shipcode_mcp.typed`).
+    ``validator`` (a :class:`~shipcode_mcp.typed.Arguments`, or any callable returning the keyword
+    arguments or raising :class:`~shipcode_mcp.schema.InvalidArguments`, with its ``schema``) and
+    ``structured`` (a :class:`~shipcode_mcp.typed.StructuredResult`) are prepared ones, used as given:
+    a framework with rules of its own builds them.
+    """
 
     __slots__ = (
         "name",
@@ -139,6 +146,9 @@ class Tool:
         icons: list[dict[str, Any]] | None = None,
         strict: bool = True,
         structured_output: bool | None = None,
+        *,
+        validator: Any = None,
+        structured: Any = None,
     ) -> None:
         self.func = func
         self.icons = icons
@@ -152,8 +162,10 @@ class Tool:
         self.context_name = context_parameter(func)
         #: Whether arguments are validated without conversion (pydantic's strict mode on the typed path).
         self.strict = strict
-        validate = None
-        if input_schema is None:
+        validate = validator
+        if validator is not None:
+            input_schema = validator.schema
+        elif input_schema is None:
             try:
                 if not strict:
                     raise NeedsPydantic("lax validation (strict=False)")
@@ -163,8 +175,10 @@ class Tool:
                 validate = typed.Arguments(func, self.name, self.context_name, strict, text_descriptions=True)
                 input_schema = validate.schema
         #: The result body of a returned value with structured output (see :mod:`shipcode_mcp.typed`), or None.
-        self.structured = None
-        if output_schema is None and (
+        self.structured = structured
+        if structured is not None:
+            output_schema = structured.output_schema
+        elif output_schema is None and (
             structured_output or (structured_output is None and needs_structured_output(func))
         ):
             typed = load_typed(f"tool {self.name!r}", "structured output")

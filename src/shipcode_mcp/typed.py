@@ -319,11 +319,14 @@ class StructuredResult:
             structured = checked.model_dump(mode="json", by_alias=True)
         else:
             structured = adapter.dump_python(checked, mode="json", by_alias=True)
+        return self.content(value, structured)[:-1] + b',"structuredContent":' + dumps(structured) + b"}"
+
+    def content(self, value: object, structured: Any) -> bytes:
+        """The result body before ``structuredContent`` is added: its text block (a subclass may choose other
+        content, a framework's own rules)."""
         if type(value) in _PLAIN_RESULTS:
-            body = tool_result(value)
-        else:
-            body = text_result(dumps(structured["result"] if self.wrap else structured).decode())
-        return body[:-1] + b',"structuredContent":' + dumps(structured) + b"}"
+            return tool_result(value)
+        return text_result(dumps(structured["result"] if self.wrap else structured).decode())
 
 
 def _output_model(hint: Any, bare: Any, func_name: str) -> tuple[Any, bool]:
