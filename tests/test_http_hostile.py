@@ -128,10 +128,15 @@ def server(servers: Callable[[str], HttpServer], engine_name: str) -> Iterator[H
     """The engine's server; after the test it must still be running and answer a call exactly."""
     served = servers(engine_name)
     yield served
+    still_serving(served, MODERN)
+
+
+def still_serving(served: HttpServer, headers: dict[str, str]) -> None:
+    """After a test: the connections it opened closed, the server still running and answering a call exactly."""
     while OPENED:
         OPENED.pop().close()
     assert served.process.poll() is None, "the server stopped"
-    assert served.post(echo_body("still here", rid=7), MODERN)[::2] == (200, echo_answer("still here", rid=7))
+    assert served.post(echo_body("still here", rid=7), headers)[::2] == (200, echo_answer("still here", rid=7))
 
 
 # -- bodies ------------------------------------------------------------------------------------------
@@ -501,10 +506,7 @@ def bearer(bearers: Callable[[str], HttpServer], engine_name: str) -> Iterator[H
     """The engine's bearer server; after the test it must still answer a call with a good token exactly."""
     served = bearers(engine_name)
     yield served
-    while OPENED:
-        OPENED.pop().close()
-    answer = served.post(echo_body("still here", rid=7), {**MODERN, "authorization": "Bearer good"})
-    assert answer[::2] == (200, echo_answer("still here", rid=7))
+    still_serving(served, {**MODERN, "authorization": "Bearer good"})
 
 
 def challenge(server: HttpServer, error: bool) -> tuple[int, str, str | None, bytes]:
