@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import orjson
+import pytest
 from httpwire import POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
 
-from shipcode_mcp import Context, Server
+from shipcode_mcp import Context, Server, _log
 
 TOKENS = {"good": {"sub": "ada"}, "other": {"sub": "bob"}}
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
@@ -39,20 +41,111 @@ async def verify_async(token: str):
     return TOKENS.get(token)
 
 
-UNAUTHORIZED = json_reply(
-    401,
-    refusal(-32600, "Unauthorized: a valid bearer token is required"),
-    ("www-authenticate", 'Bearer resource_metadata="http://localhost:8000/.well-known/oauth-protected-resource/mcp"'),
-)
+METADATA_URL = "http://localhost:8000/.well-known/oauth-protected-resource/mcp"
 
 
-def test_no_or_a_refused_token_is_401_with_the_metadata_url() -> None:
+def unauthorized(challenge: str) -> tuple:
+    return json_reply(
+        401, refusal(-32600, "Unauthorized: a valid bearer token is required"), ("www-authenticate", challenge)
+    )
+
+
+#: No bearer token sent: where to get one, and nothing more (RFC 6750 section 3.1).
+UNAUTHORIZED = unauthorized(f'Bearer resource_metadata="{METADATA_URL}"')
+#: A bearer token sent and refused.
+INVALID_TOKEN = unauthorized(f'Bearer resource_metadata="{METADATA_URL}", error="invalid_token"')
+
+
+def refused(served, authorization: str | None, host: str = "localhost:8000"):
+    headers = {**POST_HEADERS, "host": host}
+    if authorization is not None:
+        headers["authorization"] = authorization
+    return seen(within(http(served, "POST", INIT, headers)))
+
+
+def test_no_bearer_token_is_401_with_the_metadata_url() -> None:
     served = make_app().http_app(auth=verify)
-    for authorization in (None, "Bearer bad", "Basic Z29vZA==", "Bearer "):
-        headers = dict(POST_HEADERS)
-        if authorization is not None:
-            headers["authorization"] = authorization
-        assert seen(within(http(served, "POST", INIT, headers))) == UNAUTHORIZED, authorization
+    for authorization in (None, "Basic Z29vZA==", "good"):
+        assert refused(served, authorization) == UNAUTHORIZED, authorization
+
+
+def test_a_refused_bearer_token_is_401_invalid_token() -> None:
+    served = make_app().http_app(auth=verify)
+    for authorization in ("Bearer bad", "bearer  bad ", "Bearer ", "Bearer other-than-good"):
+        assert refused(served, authorization) == INVALID_TOKEN, authorization
+
+
+def raising(token: str):
+    raise ValueError(f"cannot decode {token}")
+
+
+async def raising_async(token: str):
+    raise ValueError(f"cannot decode {token}")
+
+
+def test_a_verify_that_raises_refuses_with_401_and_logs_at_debug_only(capsys: pytest.CaptureFixture) -> None:
+    for check in (raising, raising_async):
+        served = make_app().http_app(auth=check)
+        assert refused(served, "Bearer x.y.z") == INVALID_TOKEN
+        assert capsys.readouterr() == ("", "")
+        _log.set_level("debug")
+        try:
+            assert refused(served, "Bearer x\ny") == INVALID_TOKEN
+        finally:
+            _log.set_level(_log.DEFAULT_LEVEL)
+        logged = "shipcode-mcp: debug: bearer token refused: verify raised ValueError('cannot decode x\\ny')\n"
+        assert capsys.readouterr() == ("", logged)
+
+
+def test_the_challenge_names_the_scopes() -> None:
+    served = make_app().http_app(auth=verify, scopes=["notes", "files:read"])
+    scoped = f'Bearer resource_metadata="{METADATA_URL}", scope="notes files:read"'
+    assert refused(served, None) == unauthorized(scoped)
+    assert refused(served, "Bearer bad") == unauthorized(scoped + ', error="invalid_token"')
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("LOCALHOST:8000", "http://localhost:8000"),
+        ("[0:0::1]:8000", "http://[::1]:8000"),
+        ("127.0.0.1:80", "http://127.0.0.1"),
+        ("localhost:08000", "http://localhost:8000"),
+    ],
+)
+def test_urls_are_written_from_the_validated_host(host: str, url: str) -> None:
+    served = make_app().http_app(auth=verify)
+    challenge = f'Bearer resource_metadata="{url}/.well-known/oauth-protected-resource/mcp"'
+    assert refused(served, None, host) == unauthorized(challenge)
+    call = within(http(served, "GET", b"", {"host": host}, path="/.well-known/oauth-protected-resource"))
+    assert orjson.loads(call.body)["resource"] == f"{url}/mcp"
+
+
+@pytest.mark.parametrize("host", ['localhost:1", error="invalid_token', "localhost:@evil.example", 'localhost:1"x'])
+def test_a_host_that_is_not_one_is_400_before_any_url_is_written(host: str) -> None:
+    served = make_app().http_app(auth=verify)
+    invalid = json_reply(400, refusal(-32600, "Bad Request: Host header is not a valid host[:port]"))
+    assert refused(served, None, host) == invalid
+    metadata = within(http(served, "GET", b"", {"host": host}, path="/.well-known/oauth-protected-resource"))
+    assert seen(metadata) == invalid
+
+
+def test_the_public_url_is_the_base_of_every_url() -> None:
+    served = make_app().http_app(auth=verify, public_url="https://mcp.example:8443", allowed_hosts=["*"])
+    challenge = 'Bearer resource_metadata="https://mcp.example:8443/.well-known/oauth-protected-resource/mcp"'
+    assert refused(served, None, "10.0.0.5:8000") == unauthorized(challenge)
+    call = within(http(served, "GET", b"", {"host": "10.0.0.5:8000"}, path="/.well-known/oauth-protected-resource"))
+    assert orjson.loads(call.body)["resource"] == "https://mcp.example:8443/mcp"
+
+
+def test_without_a_host_off_loopback_urls_name_the_address() -> None:
+    served = make_app().http_app(auth=verify)
+    call = within(
+        http(served, "POST", INIT, {k: v for k, v in POST_HEADERS.items() if k != "host"}, server=("::2", 81))
+    )
+    assert seen(call) == unauthorized(
+        'Bearer resource_metadata="http://[::2]:81/.well-known/oauth-protected-resource/mcp"'
+    )
 
 
 def test_the_protected_resource_metadata() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 
 from ... import context
-from ...limits import DEFAULT_BODY_SECONDS, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from ...limits import DEFAULT_BODY_SECONDS, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, check_seconds
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR,
@@ -29,7 +29,7 @@ from ...protocol import (
 )
 from ..workers import WorkerPool
 from . import replies
-from .auth import WELL_KNOWN, BearerAuth
+from .auth import WELL_KNOWN, BearerAuth, bearer_token
 from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
 from .exchange import ANSWER, END, LINE, Gate
 from .guard import REFUSALS, Guard, accepts, post_verdict
@@ -74,24 +74,25 @@ class McpHttpApp:
         max_concurrency: int | None = None,
         workers: int | None = None,
         body_timeout: float = DEFAULT_BODY_SECONDS,
+        public_url: str | None = None,
     ) -> None:
-        if not path.startswith("/"):
+        if type(path) is not str or not path.startswith("/"):
             raise ValueError("path must start with /")
         self.app = app
         self.path = path
-        self.guard = Guard(allowed_hosts, allowed_origins)
-        self.max = max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
-        if self.max < 1:
-            raise ValueError("max_message_bytes must be at least 1")
+        self.guard = Guard(allowed_hosts, allowed_origins, public_url)
+        self.max = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
+        self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
+        self.workers = DEFAULT_WORKERS if workers is None else workers
+        counts = (("max_message_bytes", self.max), ("max_concurrency", self.max_concurrency), ("workers", self.workers))
+        for name, value in (*counts, ("max_sessions", max_sessions)):
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{name} must be a whole number, at least 1, not {value!r}")
         self.deadlines = BodyDeadlines(body_timeout)
         self.auth = None
         if auth is not None:
             self.auth = BearerAuth(auth, resource, authorization_servers, scopes)
-        self.max_concurrency = max_concurrency or DEFAULT_MAX_CONCURRENCY
-        self.workers = workers or DEFAULT_WORKERS
-        for name, value in (("max_concurrency", self.max_concurrency), ("workers", self.workers)):
-            if value < 1:
-                raise ValueError(f"{name} must be at least 1")
+        check_seconds(session_idle_seconds, "session_idle_seconds")
         self.sessions = SessionTable(self._legacy_catalogue, max_sessions, session_idle_seconds)
         self.versions = app.protocol_versions
         self.legacy = any(version in LEGACY_VERSIONS for version in self.versions)
@@ -150,9 +151,18 @@ class McpHttpApp:
         if root and route.startswith(root):
             route = route[len(root) :]
         headers = RequestHeaders(scope["headers"])
+        if headers.repeated is not None:
+            repeated = headers.repeated_once_only()
+            if repeated is not None:
+                await replies.refuse(
+                    send, 400, INVALID_REQUEST, f"Bad Request: {repeated} header appears more than once"
+                )
+                return
         first = headers.first
         server = scope.get("server")
-        refused = self.guard.refusal(first.get(b"host"), first.get(b"origin"), server[0] if server else None)
+        refused = self.guard.refusal(
+            first.get(b"host"), first.get(b"origin"), server[0] if server else None, scope.get("scheme", "http")
+        )
         if refused:
             await replies.refuse(send, refused, INVALID_REQUEST, REFUSALS[refused])
             return
@@ -163,9 +173,10 @@ class McpHttpApp:
                 await self.resource_metadata(scope, send, headers, root)
                 return
             if route == self.path:
-                caller = await self.auth.caller(headers.get(b"authorization"))
+                bearer = bearer_token(headers.get(b"authorization"))
+                caller = await self.auth.caller(bearer)
                 if caller is None:
-                    await self.unauthorized(scope, send, headers, root)
+                    await self.unauthorized(scope, send, headers, root, bearer is not None)
                     return
                 token = context.CALLER.set(caller)
         if route != self.path:
@@ -185,28 +196,26 @@ class McpHttpApp:
                 context.CALLER.reset(token)
 
     async def unauthorized(
-        self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str
+        self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str, presented: bool
     ) -> None:
-        """401, with where to get a token."""
+        """401, with where to get a token (and ``error="invalid_token"`` when one was ``presented``)."""
         base = self.base_url(scope, headers)
         await replies.refuse(
             send,
             401,
             INVALID_REQUEST,
             "Unauthorized: a valid bearer token is required",
-            [(b"www-authenticate", self.auth.challenge(base, root + self.path))],
+            [(b"www-authenticate", self.auth.challenge(base, root + self.path, presented))],
         )
 
     def base_url(self, scope: dict[str, Any], headers: RequestHeaders) -> str:
-        server = scope.get("server") or ("localhost", 80)
-        host = headers.get(b"host") or f"{server[0]}:{server[1]}"
-        return f"{scope.get('scheme', 'http')}://{host}"
+        """The server's own origin: the public URL, else the request's scheme and (validated) Host."""
+        return self.guard.own_origin(scope.get("scheme", "http"), headers.first.get(b"host"), scope.get("server"))
 
     async def resource_metadata(
         self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str
     ) -> None:
-        base = self.base_url(scope, headers)
-        await replies.reply(send, 200, self.auth.metadata(base, root + self.path))
+        await replies.reply(send, 200, self.auth.metadata(self.base_url(scope, headers), root + self.path))
 
     # -- POST ------------------------------------------------------------------------------------
 
@@ -245,9 +254,11 @@ class McpHttpApp:
             answer = shared.judge(body) if post.message is not None or body.strip() else b""
             await replies.reply(send, 400, answer or PARSE_ERROR_LINE)
             return
-        version = headers.get(b"mcp-protocol-version")
-        if version is not None:
-            version = version.strip(" \t")
+        try:
+            version = headers.one(b"mcp-protocol-version", "MCP-Protocol-Version")
+        except RpcError as error:
+            await replies.reply(send, 400, RESPONSE_HEAD + post.rid + error.tail)
+            return
         modern = self.modern_spoken and (not self.legacy or (version is not None and version not in LEGACY_VERSIONS))
         negotiating = post.method == "initialize" and not modern
         if version is not None and version not in self.versions and not negotiating:
