@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from httpwire import POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from httpserver import HttpServer
+from httpwire import META, POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
 
 from shipcode_mcp import Context, Server
+from shipcode_mcp.context import caller_identity
 
 TOKENS = {"good": {"sub": "ada"}, "other": {"sub": "bob"}}
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
@@ -98,3 +104,78 @@ def test_a_session_belongs_to_the_caller_that_opened_it() -> None:
     own, other = within(scenario())
     assert own.status == 200
     assert seen(other) == json_reply(404, refusal(-32600, "Session not found"))
+
+
+# -- a request state belongs to its caller ---------------------------------------------------------------
+
+BEARER_APP = str(Path(__file__).parent / "apps" / "bearer.py")
+ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+GREETED = (
+    b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Hello, Ada!"}],"resultType":"complete",'
+    b'"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bearer","version":"1.0.0"}}}}\n'
+)
+REFUSED_STATE = b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid requestState"}}\n'
+
+
+def test_a_request_state_is_refused_from_another_caller(engine_name: str) -> None:
+    server = HttpServer(engine_name, app=BEARER_APP, factory="bearer:served")
+
+    def greet(token: str, params: dict, rid: int) -> tuple[int, bytes]:
+        body = modern_body("tools/call", {"name": "greet", **params}, rid=rid, meta=ELICITING)
+        status, _, answer = server.post(
+            body, {**modern_headers("tools/call", "greet"), "authorization": f"Bearer {token}"}
+        )
+        return status, answer
+
+    def retry(state: str, token: str) -> tuple[int, bytes]:
+        answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        return greet(token, {"inputResponses": answer, "requestState": state}, 2)
+
+    try:
+        states = {token: orjson.loads(greet(token, {}, 1)[1])["result"]["requestState"] for token in ("ada-1", "carol")}
+        answers = [
+            retry(states["ada-1"], "ada-2"),  # the same subject with a new token
+            retry(states["ada-1"], "bob"),
+            retry(states["ada-1"], "carol"),
+            retry(states["carol"], "carol"),
+            retry(states["carol"], "ada-1"),
+        ]
+    finally:
+        server.stop()  # uvicorn's own process, ended by the signal
+    assert answers == [
+        (200, GREETED),
+        (400, REFUSED_STATE),
+        (400, REFUSED_STATE),
+        (200, GREETED),
+        (400, REFUSED_STATE),
+    ]
+
+
+def test_a_caller_is_known_by_its_subject() -> None:
+    @dataclass
+    class Account:
+        name: str
+        roles: list[str]
+
+    callers = [
+        "ada",
+        {"sub": "ada", "exp": 1, "jti": "x"},
+        {"iss": "https://auth.example", "sub": "ada", "exp": 2},
+        {"iss": 7, "sub": "ada"},
+        {"user": "ada", "roles": ["admin"]},
+        {"sub": 7},
+        Account("ada", ["admin"]),
+        [1, "a"],
+        object(),
+    ]
+    assert [caller_identity(caller) for caller in callers] == [
+        b"sada",
+        b'c[null,"ada"]',
+        b'c["https://auth.example","ada"]',
+        b'c[null,"ada"]',
+        b'j{"roles":["admin"],"user":"ada"}',
+        b'j{"sub":7}',
+        b'j{"name":"ada","roles":["admin"]}',
+        b'j[1,"a"]',
+        None,
+    ]
