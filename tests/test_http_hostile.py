@@ -13,6 +13,7 @@ import http.client
 import socket
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -413,3 +414,83 @@ def test_a_legacy_stream_whose_client_vanishes_can_be_opened_again(server: HttpS
             break
         time.sleep(0.05)
     assert reopened.status == 200
+
+
+# -- sessions shared fairly (the defaults: 1,000 per process, 100 per address) -------------------------
+
+MAX_SESSIONS = 1000
+PER_ADDRESS = 100
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+LIST = b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
+
+
+class Connection:
+    """One keep-alive connection from a loopback address of its own (Linux routes all of 127.0.0.0/8 to lo)."""
+
+    def __init__(self, server: HttpServer, address: str) -> None:
+        self.http = http.client.HTTPConnection("127.0.0.1", server.port, timeout=LIMIT, source_address=(address, 0))
+
+    def post(self, body: bytes, session_id: str | None = None) -> tuple[int, str | None]:
+        """Status and ``Mcp-Session-Id`` of the answer."""
+        headers = LEGACY if session_id is None else {**LEGACY, "mcp-session-id": session_id}
+        self.http.request("POST", "/mcp", body, headers)
+        response = self.http.getresponse()
+        response.read()
+        return response.status, response.getheader("mcp-session-id")
+
+    def open(self, confirm: bool = True) -> str:
+        """A new session (confirmed by ``notifications/initialized`` unless ``confirm`` is false): its id."""
+        status, session_id = self.post(INIT)
+        assert (status, session_id is not None) == (200, True)
+        if confirm:
+            assert self.post(INITIALIZED, session_id) == (202, session_id)
+        return session_id
+
+    def alive(self, session_ids: list[str]) -> list[bool]:
+        return [self.post(LIST, session_id)[0] == 200 for session_id in session_ids]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def test_one_address_opening_every_session_locks_no_one_out(server: HttpServer) -> None:
+    flooder = Connection(server, "127.0.0.2")
+    flood = [flooder.open() for _ in range(MAX_SESSIONS)]
+    other = Connection(server, "127.0.0.3")
+    theirs = other.open()
+    held, kept = flooder.alive(flood), other.alive([theirs])
+    for connection in (flooder, other):
+        connection.close()
+    assert held == [False] * (MAX_SESSIONS - PER_ADDRESS) + [True] * PER_ADDRESS  # the address's newest 100
+    assert kept == [True]
+
+
+def test_a_table_full_of_unused_sessions_makes_room_for_a_new_client(server: HttpServer) -> None:
+    flooders = [Connection(server, f"127.0.1.{number}") for number in range(MAX_SESSIONS // PER_ADDRESS)]
+    for flooder in flooders:
+        for _ in range(PER_ADDRESS):
+            flooder.open(confirm=False)
+        flooder.close()
+    newcomer = Connection(server, "127.0.2.1")
+    session_id = newcomer.open()
+    assert newcomer.alive([session_id]) == [True]
+    newcomer.close()
+
+
+def test_fifty_users_opening_calling_and_deleting_sessions_are_never_refused(server: HttpServer) -> None:
+    def user(_: int) -> list[int]:
+        connection = Connection(server, "127.0.0.1")
+        statuses = []
+        for _ in range(4):
+            session_id = connection.open()
+            statuses.append(connection.post(LIST, session_id)[0])
+            connection.http.request("DELETE", "/mcp", headers={**LEGACY, "mcp-session-id": session_id})
+            response = connection.http.getresponse()
+            response.read()
+            statuses.append(response.status)
+        connection.close()
+        return statuses
+
+    with ThreadPoolExecutor(50) as pool:
+        statuses = list(pool.map(user, range(50)))
+    assert statuses == [[200, 200] * 4] * 50

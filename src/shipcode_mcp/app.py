@@ -338,7 +338,8 @@ class Server:
         returns who is calling, or None to refuse the bearer token (401); handlers see it as
         ``ctx.auth``. Further options: ``resource``, ``authorization_servers``, ``scopes`` (the
         protected resource metadata), ``max_sessions``, ``session_idle_seconds``,
-        ``max_concurrency``, ``workers``, ``body_timeout``.
+        ``max_sessions_per_client``, ``unconfirmed_idle_seconds``, ``max_concurrency``, ``workers``,
+        ``body_timeout``.
         """
         from .transports.http import http_app
 
