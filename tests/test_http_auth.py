@@ -179,3 +179,41 @@ def test_a_caller_is_known_by_its_subject() -> None:
         b'j[1,"a"]',
         None,
     ]
+
+
+def test_with_auth_each_caller_holds_its_own_share_of_sessions() -> None:
+    async def scenario():
+        served = make_app().http_app(auth=verify, max_sessions_per_client=1)
+
+        async def open_as(token: str) -> str:
+            return (await http(served, "POST", INIT, {**POST_HEADERS, "authorization": token})).header("mcp-session-id")
+
+        ada_first = await open_as("Bearer good")
+        bob = await open_as("Bearer other")  # the same address, another caller
+        ada_second = await open_as("Bearer good")  # ends ada's first (idle), not bob's
+        listing = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+        statuses = []
+        for token, session in (("Bearer good", ada_first), ("Bearer other", bob), ("Bearer good", ada_second)):
+            headers = {**POST_HEADERS, "mcp-session-id": session, "authorization": token}
+            statuses.append((await http(served, "POST", listing, headers)).status)
+        return statuses
+
+    assert within(scenario()) == [404, 200, 200]
+
+
+def test_a_caller_without_an_identity_cannot_ask() -> None:
+    app = Server("asking", version="1.0.0")
+
+    @app.tool()
+    async def greet(ctx: Context) -> str:
+        """Ask a name"""
+        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+        return answer["content"]["name"]
+
+    served = app.http_app(auth=lambda token: object())
+    body = modern_body("tools/call", {"name": "greet"}, meta=ELICITING)
+    headers = {**modern_headers("tools/call", "greet"), "authorization": "Bearer any"}
+    call = within(http(served, "POST", body, headers))
+    assert seen(call) == json_reply(
+        200, b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}\n'
+    )
