@@ -57,8 +57,8 @@ class StateTooLarge(ValueError):
 class StateSeal:
     """Seals and opens request states under one key.
 
-    ``caller`` is the identity of who is calling (bytes), or None when no one was authenticated:
-    then the seal is exactly what it was before callers were known.
+    ``identity`` is who is calling (:func:`~shipcode_mcp.context.caller_identity`), or None when no
+    one was authenticated: then the state key itself seals.
     """
 
     __slots__ = ("_key", "lifetime", "max_chars")
@@ -68,12 +68,12 @@ class StateSeal:
         self.lifetime = lifetime
         self.max_chars = max_chars
 
-    def _mac(self, payload: bytes, caller: bytes | None) -> bytes:
-        key = self._key if caller is None else hmac.new(self._key, b"caller\0" + caller, hashlib.sha256).digest()
+    def _mac(self, payload: bytes, identity: bytes | None) -> bytes:
+        key = self._key if identity is None else hmac.new(self._key, b"caller\0" + identity, hashlib.sha256).digest()
         return hmac.new(key, payload, hashlib.sha256).digest()
 
-    def seal(self, request: str, value: Any, caller: bytes | None = None, asked: list[str] | None = None) -> str:
-        """The sealed text of ``value`` for the request ``request`` (method and target), and for ``caller``.
+    def seal(self, request: str, value: Any, identity: bytes | None = None, asked: list[str] | None = None) -> str:
+        """The sealed text of ``value`` for the request ``request`` (method and target) and the caller ``identity``.
 
         ``asked`` are the keys of the questions this round asks. :class:`StateTooLarge` when the
         text would be longer than ``max_chars``.
@@ -86,14 +86,14 @@ class StateSeal:
         size = (4 * len(payload) + 2) // 3 + 44  # the Base64 text of the payload, a dot, the MAC's
         if size > self.max_chars:
             raise StateTooLarge(f"Request state too large: {size} characters, the limit is {self.max_chars}")
-        return _b64(payload) + "." + _b64(self._mac(payload, caller))
+        return _b64(payload) + "." + _b64(self._mac(payload, identity))
 
-    def open(self, request: str, text: object, caller: bytes | None = None) -> tuple[bool, Any]:
-        """``(True, value)`` when ``text`` was sealed here for ``request`` and ``caller`` and has not expired."""
-        content = self.unseal(request, text, caller)
+    def open(self, request: str, text: object, identity: bytes | None = None) -> tuple[bool, Any]:
+        """``(True, value)`` when ``text`` was sealed here for ``request`` and ``identity`` and has not expired."""
+        content = self.unseal(request, text, identity)
         return (False, None) if content is None else (True, content.get("v"))
 
-    def unseal(self, request: str, text: object, caller: bytes | None = None) -> dict[str, Any] | None:
+    def unseal(self, request: str, text: object, identity: bytes | None = None) -> dict[str, Any] | None:
         """Everything sealed in ``text`` (the value ``v``, the keys asked ``q``), or None when it does not open."""
         if type(text) is not str or len(text) > self.max_chars or text.count(".") != 1:
             return None
@@ -103,7 +103,7 @@ class StateSeal:
             mac = _unb64(mac_text)
         except ValueError:
             return None
-        if not hmac.compare_digest(mac, self._mac(payload, caller)):
+        if not hmac.compare_digest(mac, self._mac(payload, identity)):
             return None
         content = loads(payload)
         if content.get("r") != request or not content.get("x", 0) >= time.time():
