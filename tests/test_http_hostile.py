@@ -2,7 +2,8 @@
 answer (docs/http.md, "Hostile clients"), and the server still serves afterwards.
 
 One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5``)
-is shared by the tests here; every test ends by checking it still answers a call exactly. Clients
+is shared by the tests here (those that fill its session table start their own); every test ends by
+checking it still answers a call exactly. Clients
 speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
 bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
 """
@@ -417,6 +418,7 @@ def test_a_legacy_stream_whose_client_vanishes_can_be_opened_again(server: HttpS
 
 
 # -- sessions shared fairly (the defaults: 1,000 per process, 100 per address) -------------------------
+# These fill a session table (about 22 MiB): each has a server of its own, not the module's.
 
 MAX_SESSIONS = 1000
 PER_ADDRESS = 100
@@ -453,10 +455,24 @@ class Connection:
         self.http.close()
 
 
-def test_one_address_opening_every_session_locks_no_one_out(server: HttpServer) -> None:
-    flooder = Connection(server, "127.0.0.2")
+@pytest.fixture
+def crowded(engine_name: str) -> Iterator[HttpServer]:
+    """A server of the engine's for one test to crowd; after it a new client still opens a session and is
+    answered."""
+    served = HttpServer(engine_name, app=APP)
+    try:
+        yield served
+        after = Connection(served, "127.0.3.1")
+        assert after.alive([after.open()]) == [True]
+        after.close()
+    finally:
+        assert served.stop() == 0
+
+
+def test_one_address_opening_every_session_locks_no_one_out(crowded: HttpServer) -> None:
+    flooder = Connection(crowded, "127.0.0.2")
     flood = [flooder.open() for _ in range(MAX_SESSIONS)]
-    other = Connection(server, "127.0.0.3")
+    other = Connection(crowded, "127.0.0.3")
     theirs = other.open()
     held, kept = flooder.alive(flood), other.alive([theirs])
     for connection in (flooder, other):
@@ -465,21 +481,21 @@ def test_one_address_opening_every_session_locks_no_one_out(server: HttpServer) 
     assert kept == [True]
 
 
-def test_a_table_full_of_unused_sessions_makes_room_for_a_new_client(server: HttpServer) -> None:
-    flooders = [Connection(server, f"127.0.1.{number}") for number in range(MAX_SESSIONS // PER_ADDRESS)]
+def test_a_table_full_of_unused_sessions_makes_room_for_a_new_client(crowded: HttpServer) -> None:
+    flooders = [Connection(crowded, f"127.0.1.{number}") for number in range(MAX_SESSIONS // PER_ADDRESS)]
     for flooder in flooders:
         for _ in range(PER_ADDRESS):
             flooder.open(confirm=False)
         flooder.close()
-    newcomer = Connection(server, "127.0.2.1")
+    newcomer = Connection(crowded, "127.0.2.1")
     session_id = newcomer.open()
     assert newcomer.alive([session_id]) == [True]
     newcomer.close()
 
 
-def test_fifty_users_opening_calling_and_deleting_sessions_are_never_refused(server: HttpServer) -> None:
+def test_fifty_users_opening_calling_and_deleting_sessions_are_never_refused(crowded: HttpServer) -> None:
     def user(_: int) -> list[int]:
-        connection = Connection(server, "127.0.0.1")
+        connection = Connection(crowded, "127.0.0.1")
         statuses = []
         for _ in range(4):
             session_id = connection.open()
