@@ -499,11 +499,18 @@ def test_only_the_answers_asked_for_are_read_and_carried_on(run) -> None:
     assert done == result(b'{"content":[{"type":"text","text":"done after 2 rounds, last [\'q1\']"}],' + COMPLETE, 9)
 
 
-def test_answers_before_any_question_are_not_read(run) -> None:
-    line = modern("tools/call", {"name": "greet", "inputResponses": {"user_name": accepted(name="Ada")}})
-    shape, state = split_state(run(line, catalogue=make_app().catalogue()))
-    assert shape == input_required(b'{"user_name":' + NAME_BYTES + b"}")
-    assert opened("tools/call greet", state) == {"a": {}, "s": None}
+def test_answers_given_before_any_question_are_carried_on_only_when_asked(run) -> None:
+    catalogue = make_app().catalogue()
+    extra = {"unknown": accepted(foo="bar")}
+    greeted = run(
+        modern("tools/call", {"name": "greet", "inputResponses": {"user_name": accepted(name="Ada"), **extra}}),
+        catalogue=catalogue,
+    )
+    assert greeted == result(b'{"content":[{"type":"text","text":"Hello, Ada!"}],' + COMPLETE)
+    line = modern("tools/call", {"name": "trip", "inputResponses": {"elicit-1": accepted(name="Ada"), **extra}})
+    shape, state = split_state(run(line, catalogue=catalogue))
+    assert shape == input_required(b'{"elicit-2":' + orjson.dumps(CITY) + b"}")
+    assert opened("tools/call trip", state) == {"a": {"elicit-1": accepted(name="Ada")}, "s": None}
 
 
 def test_a_state_over_the_bound_ends_the_round_with_an_error(run) -> None:

@@ -233,6 +233,10 @@ class Context:
             if key is None:
                 key = f"{kind}-{round_.asked}"
             answer = round_.answers.get(key)
+            if answer is None:
+                answer = round_.responses.get(key)  # a first request's answer: asked now, so carried on
+                if answer is not None:
+                    round_.answers[key] = answer
             if answer is not None:
                 return answer
             if round_.modern:

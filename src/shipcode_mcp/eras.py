@@ -233,9 +233,12 @@ class ModernRoute:
         if responses is not None:
             if type(responses) is not dict:
                 raise RpcError(INVALID_PARAMS, "Invalid inputResponses")
-            # Only the answers to what the previous round asked are read (and carried on in the state);
-            # one that is not an object counts as missing: the handler asks again.
-            if asked:
+            # A response that is not an object counts as missing: the handler asks again. A retry's
+            # answers are read only for what the previous round asked, and carried on in the state; a
+            # first request's are read, and carried on only when the handler asks for them (Context._ask).
+            if "requestState" not in params:
+                round_.responses = {key: value for key, value in responses.items() if type(value) is dict}
+            elif asked:
                 asked = frozenset(asked)
                 round_.responses = {
                     key: value for key, value in responses.items() if key in asked and type(value) is dict

@@ -121,7 +121,7 @@ class Round:
 
     ``modern`` tells the era; ``capabilities`` are the client's (from ``initialize`` or from
     this request's ``_meta``); ``log_rank`` is the lowest level sent (None: no log messages);
-    ``responses`` the retry's ``inputResponses`` (those the previous round asked for); ``state``
+    ``responses`` the ``inputResponses`` (a retry's: those the previous round asked for); ``state``
     what the previous round's handler passed as ``state``; ``answers`` every answer so far, by key
     (earlier rounds' included); ``caller`` who is calling (a modern request's ``ctx.auth``), to
     whom the next round's state is bound.
