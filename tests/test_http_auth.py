@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import orjson
 import pytest
-from httpwire import POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
+from httpserver import HttpServer
+from httpwire import META, POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
 
 from shipcode_mcp import Context, Server, _log
+from shipcode_mcp.context import caller_identity
 
 TOKENS = {"good": {"sub": "ada"}, "other": {"sub": "bob"}}
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
@@ -191,3 +196,116 @@ def test_a_session_belongs_to_the_caller_that_opened_it() -> None:
     own, other = within(scenario())
     assert own.status == 200
     assert seen(other) == json_reply(404, refusal(-32600, "Session not found"))
+
+
+# -- a request state belongs to its caller ---------------------------------------------------------------
+
+BEARER_APP = str(Path(__file__).parent / "apps" / "bearer.py")
+ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+GREETED = (
+    b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Hello, Ada!"}],"resultType":"complete",'
+    b'"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bearer","version":"1.0.0"}}}}\n'
+)
+REFUSED_STATE = b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid requestState"}}\n'
+
+
+def test_a_request_state_is_refused_from_another_caller(engine_name: str) -> None:
+    server = HttpServer(engine_name, app=BEARER_APP, factory="bearer:served")
+
+    def greet(token: str, params: dict, rid: int) -> tuple[int, bytes]:
+        body = modern_body("tools/call", {"name": "greet", **params}, rid=rid, meta=ELICITING)
+        status, _, answer = server.post(
+            body, {**modern_headers("tools/call", "greet"), "authorization": f"Bearer {token}"}
+        )
+        return status, answer
+
+    def retry(state: str, token: str) -> tuple[int, bytes]:
+        answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        return greet(token, {"inputResponses": answer, "requestState": state}, 2)
+
+    try:
+        states = {token: orjson.loads(greet(token, {}, 1)[1])["result"]["requestState"] for token in ("ada-1", "carol")}
+        answers = [
+            retry(states["ada-1"], "ada-2"),  # the same subject with a new token
+            retry(states["ada-1"], "bob"),
+            retry(states["ada-1"], "carol"),
+            retry(states["carol"], "carol"),
+            retry(states["carol"], "ada-1"),
+        ]
+    finally:
+        server.stop()  # uvicorn's own process, ended by the signal
+    assert answers == [
+        (200, GREETED),
+        (400, REFUSED_STATE),
+        (400, REFUSED_STATE),
+        (200, GREETED),
+        (400, REFUSED_STATE),
+    ]
+
+
+def test_a_caller_is_known_by_its_subject() -> None:
+    @dataclass
+    class Account:
+        name: str
+        roles: list[str]
+
+    callers = [
+        "ada",
+        {"sub": "ada", "exp": 1, "jti": "x"},
+        {"iss": "https://auth.example", "sub": "ada", "exp": 2},
+        {"iss": 7, "sub": "ada"},
+        {"user": "ada", "roles": ["admin"]},
+        {"sub": 7},
+        Account("ada", ["admin"]),
+        [1, "a"],
+        object(),
+    ]
+    assert [caller_identity(caller) for caller in callers] == [
+        b"sada",
+        b'c[null,"ada"]',
+        b'c["https://auth.example","ada"]',
+        b'c[null,"ada"]',
+        b'j{"roles":["admin"],"user":"ada"}',
+        b'j{"sub":7}',
+        b'j{"name":"ada","roles":["admin"]}',
+        b'j[1,"a"]',
+        None,
+    ]
+
+
+def test_with_auth_each_caller_holds_its_own_share_of_sessions() -> None:
+    async def scenario():
+        served = make_app().http_app(auth=verify, max_sessions_per_client=1)
+
+        async def open_as(token: str) -> str:
+            return (await http(served, "POST", INIT, {**POST_HEADERS, "authorization": token})).header("mcp-session-id")
+
+        ada_first = await open_as("Bearer good")
+        bob = await open_as("Bearer other")  # the same address, another caller
+        ada_second = await open_as("Bearer good")  # ends ada's first (idle), not bob's
+        listing = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+        statuses = []
+        for token, session in (("Bearer good", ada_first), ("Bearer other", bob), ("Bearer good", ada_second)):
+            headers = {**POST_HEADERS, "mcp-session-id": session, "authorization": token}
+            statuses.append((await http(served, "POST", listing, headers)).status)
+        return statuses
+
+    assert within(scenario()) == [404, 200, 200]
+
+
+def test_a_caller_without_an_identity_cannot_ask() -> None:
+    app = Server("asking", version="1.0.0")
+
+    @app.tool()
+    async def greet(ctx: Context) -> str:
+        """Ask a name"""
+        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+        return answer["content"]["name"]
+
+    served = app.http_app(auth=lambda token: object())
+    body = modern_body("tools/call", {"name": "greet"}, meta=ELICITING)
+    headers = {**modern_headers("tools/call", "greet"), "authorization": "Bearer any"}
+    call = within(http(served, "POST", body, headers))
+    assert seen(call) == json_reply(
+        200, b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}\n'
+    )

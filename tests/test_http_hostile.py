@@ -2,7 +2,8 @@
 answer (docs/http.md, "Hostile clients"), and the server still serves afterwards.
 
 One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5``)
-is shared by the tests here; every test ends by checking it still answers a call exactly. Clients
+is shared by the tests here (those that fill its session table start their own); every test ends by
+checking it still answers a call exactly. Clients
 speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
 bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
 """
@@ -14,6 +15,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -556,3 +558,98 @@ def test_the_metadata_names_the_validated_host(bearer: HttpServer) -> None:
 def test_two_authorization_headers_are_refused(bearer: HttpServer) -> None:
     fields = [*MODERN.items(), ("authorization", "Bearer good"), ("authorization", "Bearer x.y.z")]
     assert Client(bearer).send(raw_request(echo_body("twice"), fields)).response() == repeated_answer("Authorization")
+
+
+# -- sessions shared fairly (the defaults: 1,000 per process, 100 per address) -------------------------
+# These fill a session table (about 22 MiB): each has a server of its own, not the module's.
+
+MAX_SESSIONS = 1000
+PER_ADDRESS = 100
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+LIST = b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
+
+
+class Connection:
+    """One keep-alive connection from a loopback address of its own (Linux routes all of 127.0.0.0/8 to lo)."""
+
+    def __init__(self, server: HttpServer, address: str) -> None:
+        self.http = http.client.HTTPConnection("127.0.0.1", server.port, timeout=LIMIT, source_address=(address, 0))
+
+    def post(self, body: bytes, session_id: str | None = None) -> tuple[int, str | None]:
+        """Status and ``Mcp-Session-Id`` of the answer."""
+        headers = LEGACY if session_id is None else {**LEGACY, "mcp-session-id": session_id}
+        self.http.request("POST", "/mcp", body, headers)
+        response = self.http.getresponse()
+        response.read()
+        return response.status, response.getheader("mcp-session-id")
+
+    def open(self, confirm: bool = True) -> str:
+        """A new session (confirmed by ``notifications/initialized`` unless ``confirm`` is false): its id."""
+        status, session_id = self.post(INIT)
+        assert (status, session_id is not None) == (200, True)
+        if confirm:
+            assert self.post(INITIALIZED, session_id) == (202, session_id)
+        return session_id
+
+    def alive(self, session_ids: list[str]) -> list[bool]:
+        return [self.post(LIST, session_id)[0] == 200 for session_id in session_ids]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+@pytest.fixture
+def crowded(engine_name: str) -> Iterator[HttpServer]:
+    """A server of the engine's for one test to crowd; after it a new client still opens a session and is
+    answered."""
+    served = HttpServer(engine_name, app=APP)
+    try:
+        yield served
+        after = Connection(served, "127.0.3.1")
+        assert after.alive([after.open()]) == [True]
+        after.close()
+    finally:
+        assert served.stop() == 0
+
+
+def test_one_address_opening_every_session_locks_no_one_out(crowded: HttpServer) -> None:
+    flooder = Connection(crowded, "127.0.0.2")
+    flood = [flooder.open() for _ in range(MAX_SESSIONS)]
+    other = Connection(crowded, "127.0.0.3")
+    theirs = other.open()
+    held, kept = flooder.alive(flood), other.alive([theirs])
+    for connection in (flooder, other):
+        connection.close()
+    assert held == [False] * (MAX_SESSIONS - PER_ADDRESS) + [True] * PER_ADDRESS  # the address's newest 100
+    assert kept == [True]
+
+
+def test_a_table_full_of_unused_sessions_makes_room_for_a_new_client(crowded: HttpServer) -> None:
+    flooders = [Connection(crowded, f"127.0.1.{number}") for number in range(MAX_SESSIONS // PER_ADDRESS)]
+    for flooder in flooders:
+        for _ in range(PER_ADDRESS):
+            flooder.open(confirm=False)
+        flooder.close()
+    newcomer = Connection(crowded, "127.0.2.1")
+    session_id = newcomer.open()
+    assert newcomer.alive([session_id]) == [True]
+    newcomer.close()
+
+
+def test_fifty_users_opening_calling_and_deleting_sessions_are_never_refused(crowded: HttpServer) -> None:
+    def user(_: int) -> list[int]:
+        connection = Connection(crowded, "127.0.0.1")
+        statuses = []
+        for _ in range(4):
+            session_id = connection.open()
+            statuses.append(connection.post(LIST, session_id)[0])
+            connection.http.request("DELETE", "/mcp", headers={**LEGACY, "mcp-session-id": session_id})
+            response = connection.http.getresponse()
+            response.read()
+            statuses.append(response.status)
+        connection.close()
+        return statuses
+
+    with ThreadPoolExecutor(50) as pool:
+        statuses = list(pool.map(user, range(50)))
+    assert statuses == [[200, 200] * 4] * 50

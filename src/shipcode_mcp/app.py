@@ -360,8 +360,9 @@ class Server:
         returns who is calling, or None to refuse the bearer token (401); handlers see it as
         ``ctx.auth``. Further options: ``resource``, ``authorization_servers``, ``scopes`` (the
         protected resource metadata), ``max_sessions``, ``session_idle_seconds``,
-        ``max_concurrency``, ``workers``, ``body_timeout``, ``public_url`` (the server's origin as
-        clients see it). A value it cannot serve with is a ValueError, raised here.
+        ``max_sessions_per_client``, ``unconfirmed_idle_seconds``, ``max_concurrency``, ``workers``,
+        ``body_timeout``, ``public_url`` (the server's origin as clients see it). A value it cannot
+        serve with is a ValueError, raised here.
         """
         from .transports.http import http_app
 

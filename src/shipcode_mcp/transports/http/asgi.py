@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 
 from ... import context
-from ...limits import DEFAULT_BODY_SECONDS, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, check_seconds
+from ...limits import DEFAULT_BODY_SECONDS, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR,
@@ -36,7 +36,15 @@ from .guard import REFUSALS, Guard, accepts, post_verdict
 from .headers import RequestHeaders, check_request, mismatch
 from .posts import INVALID, REQUEST, Post
 from .served import Served
-from .sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECONDS, SessionTable
+from .sessions import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    DEFAULT_SESSION_IDLE_SECONDS,
+    DEFAULT_UNCONFIRMED_IDLE_SECONDS,
+    NoRoom,
+    SessionTable,
+    client_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,6 +79,8 @@ class McpHttpApp:
         scopes: list[str] | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS,
+        max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        unconfirmed_idle_seconds: float = DEFAULT_UNCONFIRMED_IDLE_SECONDS,
         max_concurrency: int | None = None,
         workers: int | None = None,
         body_timeout: float = DEFAULT_BODY_SECONDS,
@@ -85,15 +95,20 @@ class McpHttpApp:
         self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
         self.workers = DEFAULT_WORKERS if workers is None else workers
         counts = (("max_message_bytes", self.max), ("max_concurrency", self.max_concurrency), ("workers", self.workers))
-        for name, value in (*counts, ("max_sessions", max_sessions)):
+        for name, value in counts:
             if type(value) is not int or value < 1:
                 raise ValueError(f"{name} must be a whole number, at least 1, not {value!r}")
         self.deadlines = BodyDeadlines(body_timeout)
         self.auth = None
         if auth is not None:
             self.auth = BearerAuth(auth, resource, authorization_servers, scopes)
-        check_seconds(session_idle_seconds, "session_idle_seconds")
-        self.sessions = SessionTable(self._legacy_catalogue, max_sessions, session_idle_seconds)
+        self.sessions = SessionTable(
+            self._legacy_catalogue,
+            max_sessions,
+            session_idle_seconds,
+            max_sessions_per_client,
+            unconfirmed_idle_seconds,
+        )
         self.versions = app.protocol_versions
         self.legacy = any(version in LEGACY_VERSIONS for version in self.versions)
         self.modern_spoken = not all(version in LEGACY_VERSIONS for version in self.versions)
@@ -185,7 +200,7 @@ class McpHttpApp:
         try:
             method = scope["method"]
             if method == "POST":
-                await self.post(receive, send, headers, caller)
+                await self.post(receive, send, headers, caller, scope)
             elif method in ("GET", "DELETE") and self.legacy and b"mcp-session-id" in first:
                 await (self.get if method == "GET" else self.delete)(receive, send, headers, caller)
             else:
@@ -220,7 +235,12 @@ class McpHttpApp:
     # -- POST ------------------------------------------------------------------------------------
 
     async def post(
-        self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
+        self,
+        receive: Callable[[], Any],
+        send: Callable[..., Any],
+        headers: RequestHeaders,
+        caller: Any,
+        scope: dict[str, Any],
     ) -> None:
         first = headers.first
         refused, json_ok, stream_ok = post_verdict(
@@ -271,7 +291,7 @@ class McpHttpApp:
         elif modern:
             await self.modern_post(post)
         else:
-            await self.legacy_post(post)
+            await self.legacy_post(post, scope)
 
     def at_once(
         self, shared: Served, first: dict[bytes, bytes], body: bytes, caller: Any
@@ -342,13 +362,14 @@ class McpHttpApp:
             self.listening -= 1
             served.end()
 
-    async def legacy_post(self, post: Post) -> None:
+    async def legacy_post(self, post: Post, scope: dict[str, Any]) -> None:
         session_id = post.headers.get(b"mcp-session-id")
         opening = post.method == "initialize" and session_id is None
         if opening:
-            session = self.sessions.open(post.caller)
-            if session is None:
-                await replies.refuse(post.send, 503, INTERNAL_ERROR, "Service Unavailable: too many open sessions")
+            try:
+                session = self.sessions.open(post.caller, client_of(post.caller, scope.get("client")))
+            except NoRoom as full:
+                await self.no_room(post.send, full)
                 return
         elif session_id is None:
             await replies.refuse(post.send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is missing")
@@ -374,7 +395,17 @@ class McpHttpApp:
                 await self.deliver(post, exchange, answer, False, extra)
         finally:
             session.busy -= 1
-            session.touch()
+            if not opening:  # an initialize alone leaves the session unconfirmed
+                session.touch()
+
+    async def no_room(self, send: Callable[..., Any], full: NoRoom) -> None:
+        """The answer to an ``initialize`` for which no session can be opened."""
+        if full.per_client:
+            limit = self.sessions.per_client
+            message = f"Too Many Requests: this client's {limit} sessions are all in use"
+            await replies.refuse(send, 429, INVALID_REQUEST, message)
+        else:
+            await replies.refuse(send, 503, INTERNAL_ERROR, "Service Unavailable: too many open sessions")
 
     # -- answers -----------------------------------------------------------------------------------
 
