@@ -10,16 +10,17 @@ workload runs in its own process under ``valgrind --tool=callgrind``, which coun
 out. The requests are the benchmark's own (harness/workloads.py), fed in chunks of ``READ_SIZE`` bytes as
 ``serve`` reads them, and every answer is compared with the benchmark's expected bytes. Needs valgrind.
 
-A count is exact for one memory layout, but ``memcpy`` costs a little more or less with the alignment of the
-buffers it copies, which moves with everything allocated before: each workload is counted with a few sizes of
-one block allocated first, and the median is reported (the spread is a percent or two).
+A count is exact for one build, but libc's ``memcpy`` and its kin cost more or less with the alignment of what
+they copy, which moves with the heap's layout (a changed docstring anywhere moves it): a few percent either
+way from one build to the next, whatever the engine's code. So each figure comes twice: all instructions, and
+those outside libc's ``mem*`` functions (the engine's own code and Python's), which only a change of code moves.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,9 +33,8 @@ MODERN_VERSIONS = ("2026-07-28", "2025-06-18")
 FEED = "__pyx_pw_12shipcode_mcp_9_engine_c_6Engine_*feed"  # the C name of Engine.feed's Python entry
 
 
-def child(workload: str, count: int, padding: int) -> None:
-    """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer; ``padding``
-    bytes are allocated first, to shift the engine's buffers in memory."""
+def child(workload: str, count: int) -> None:
+    """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer."""
     sys.path.insert(0, str(HERE))
     from harness.workloads import INIT_EXPECTED, INIT_REQUEST, INITIALIZED, MODERN, build_expected, build_requests
     from shipcode_mcp._engine_c import Engine
@@ -42,7 +42,6 @@ def child(workload: str, count: int, padding: int) -> None:
     from shipcode_mcp.defaults import app
     from shipcode_mcp.protocol import READ_SIZE
 
-    layout = bytes(padding)  # noqa: F841 (kept alive while the engine runs)
     if workload.endswith(MODERN):
         app.protocol_versions = MODERN_VERSIONS  # as the benchmark serves it: --protocol-versions
     engine = Engine(app.catalogue())
@@ -55,14 +54,9 @@ def child(workload: str, count: int, padding: int) -> None:
         sys.exit(f"{workload}: an answer differs from the benchmark's expected bytes")
 
 
-def count_instructions(python: str, workload: str, count: int, layouts: int) -> float:
-    """The median over ``layouts`` memory layouts of the instructions executed inside Engine.feed while
-    answering ``count`` requests of ``workload``."""
-    return statistics.median(count_once(python, workload, count, 4099 * layout) for layout in range(layouts))
-
-
-def count_once(python: str, workload: str, count: int, padding: int) -> int:
-    """Instructions inside Engine.feed in one run, ``padding`` bytes allocated before the engine."""
+def count_instructions(python: str, workload: str, count: int) -> tuple[int, int]:
+    """Instructions executed inside Engine.feed while answering ``count`` requests of ``workload``: all of
+    them, and those outside libc's ``mem*`` functions."""
     with tempfile.TemporaryDirectory() as scratch:
         out_file = Path(scratch) / "callgrind.out"
         command = [
@@ -77,18 +71,29 @@ def count_once(python: str, workload: str, count: int, padding: int) -> int:
             workload,
             "--requests",
             str(count),
-            "--padding",
-            str(padding),
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if done.returncode:
             sys.exit(f"{python} {workload}: exit {done.returncode}\n{done.stderr[-2000:]}")
-        totals = [line for line in out_file.read_text().splitlines() if line.startswith(("totals:", "summary:"))]
-        total = int(totals[0].split()[1])
-        print(f"{workload} {python} +{padding}: {total / count:,.0f}", file=sys.stderr, flush=True)
-        return total
+        by_function = subprocess.run(
+            ["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no", str(out_file)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    total = memory = 0
+    for line in by_function.splitlines():
+        found = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
+        if not found:
+            continue
+        cost, where = int(found.group(1).replace(",", "")), found.group(2)
+        if where.startswith("PROGRAM TOTALS"):
+            total = cost
+        elif "libc.so" in where and re.search(r":_*mem\w*", where):
+            memory += cost
+    return total, total - memory
 
 
 def main() -> None:
@@ -96,25 +101,23 @@ def main() -> None:
     parser.add_argument("--python", action="append", help="an interpreter whose build to measure (repeatable)")
     parser.add_argument("--requests", type=int, default=2000, help="requests per workload (default 2000)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated benchmark workloads")
-    parser.add_argument("--layouts", type=int, default=5, help="memory layouts per count, median kept (default 5)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--padding", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.requests, args.padding)
+        child(args.child, args.requests)
         return
     pythons = args.python or [sys.executable]
-    heads = [f"`{python}`" for python in pythons] + (["ratio"] if len(pythons) == 2 else [])
-    print(
-        f"instructions per request in Engine.feed ({args.requests} requests each, median of {args.layouts} layouts)\n"
-    )
+    heads = [f"`{python}`: all / outside libc mem*" for python in pythons]
+    heads += ["ratio: all / outside libc mem*"] if len(pythons) == 2 else []
+    print(f"instructions per request in Engine.feed ({args.requests} requests each)\n")
     print("| workload | " + " | ".join(heads) + " |")
     print("| --- |" + " ---: |" * len(heads))
     for workload in args.workloads.split(","):
-        counts = [
-            count_instructions(python, workload, args.requests, args.layouts) / args.requests for python in pythons
-        ]
-        cells = [f"{value:,.0f}" for value in counts] + ([f"{counts[1] / counts[0]:.4f}"] if len(counts) == 2 else [])
+        counts = [count_instructions(python, workload, args.requests) for python in pythons]
+        cells = [f"{total / args.requests:,.0f} / {own / args.requests:,.0f}" for total, own in counts]
+        if len(counts) == 2:
+            (total_before, own_before), (total_after, own_after) = counts
+            cells.append(f"{total_after / total_before:.4f} / {own_after / own_before:.4f}")
         print(f"| {workload} | " + " | ".join(cells) + " |", flush=True)
 
 
