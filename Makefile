@@ -15,9 +15,9 @@ test:  ## the whole suite, both engines
 test-pure:  ## the whole suite, pure engine only
 	SHIPCODE_MCP_NO_EXTENSIONS=1 $(PYTHON) -m pytest
 
-annotate:  ## pyx/_engine_c.html: yellow lines are where Python objects remain
-	$(PYTHON) -m cython -3 -a pyx/_engine_c.pyx -o pyx/_engine_c.c
-	@echo "open pyx/_engine_c.html"
+annotate:  ## pyx/*.html, one page per part of the engine: yellow lines are where Python objects remain
+	$(PYTHON) -m cython -3 -a --module-name shipcode_mcp._engine_c pyx/_engine_c.pyx -o pyx/_engine_c.c
+	@echo "open pyx/_engine_c.html (Engine) and pyx/fastpath.html, pyx/scanner.html, ... (the included parts)"
 
 bench-quick:  ## 2 to 6 min, depending on the machine and its load
 	$(PYTHON) benchmarks/run.py --quick

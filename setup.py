@@ -8,6 +8,7 @@ Otherwise a failed compile (no C compiler, say) installs the pure engine and say
 
 import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -15,6 +16,8 @@ from setuptools.command.build_ext import build_ext
 NO_EXTENSIONS = bool(os.environ.get("SHIPCODE_MCP_NO_EXTENSIONS"))
 REQUIRE_EXTENSIONS = bool(os.environ.get("SHIPCODE_MCP_REQUIRE_EXTENSIONS"))
 ANNOTATE = bool(os.environ.get("SHIPCODE_MCP_CYTHON_ANNOTATE"))
+#: The files the compiled engine is made of besides pyx/_engine_c.pyx (see docs/architecture.md).
+ENGINE_PARTS = ("*.pxd", "*.pxi", "*.h")
 
 
 def banner(text):
@@ -59,7 +62,14 @@ def extensions():
             raise
         banner(f"Cython is not available ({error}); installing the pure-Python engine")
         return []
-    ext = Extension("shipcode_mcp._engine_c", ["pyx/_engine_c.pyx"], extra_compile_args=["-O3"])
+    ext = Extension(
+        "shipcode_mcp._engine_c",
+        ["pyx/_engine_c.pyx"],
+        # One module in parts: the .pxd declarations, the included .pxi files and the C header.
+        depends=sorted(str(path) for pattern in ENGINE_PARTS for path in Path("pyx").glob(pattern)),
+        include_dirs=["pyx"],
+        extra_compile_args=["-O3"],
+    )
     try:
         return cythonize(
             [ext],

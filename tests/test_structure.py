@@ -2,7 +2,8 @@
 and serving imports only what it uses.
 
 Every import counts, including those inside functions and under ``TYPE_CHECKING`` blocks
-excepted (they never run). The compiled engine's imports are read from its ``.pyx`` source.
+excepted (they never run). The compiled engine's imports are read from its sources in ``pyx/``: one
+extension module whose parts are checked too (their size, their listing, their twins).
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from wire import INIT_RESULT, engine_env, request, result
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "shipcode_mcp"
-PYX = ROOT / "pyx" / "_engine_c.pyx"
+PYX_DIR = ROOT / "pyx"
+PYX = PYX_DIR / "_engine_c.pyx"
+#: The kinds of files the compiled engine is made of (generated .c and .html files are not among them).
+PART_SUFFIXES = (".pyx", ".pxd", ".pxi", ".h")
 #: Modules that make up the framework an app is written with.
 FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "mrtr"}
 
@@ -61,6 +65,16 @@ def _runtime_imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     return found
 
 
+def engine_parts() -> list[Path]:
+    """The files of the compiled engine, by name."""
+    return sorted(path for path in PYX_DIR.iterdir() if path.suffix in PART_SUFFIXES)
+
+
+def engine_source() -> str:
+    """The text of every part of the compiled engine (its imports may stand in any of them)."""
+    return "\n".join(path.read_text() for path in engine_parts())
+
+
 def import_graph() -> dict[str, set[str]]:
     graph = {}
     for path in PACKAGE.rglob("*.py"):
@@ -69,7 +83,7 @@ def import_graph() -> dict[str, set[str]]:
         name = ".".join(relative.parent.parts if is_package else relative.parts) or "__init__"
         graph[name] = _runtime_imports(ast.parse(path.read_text()), "" if name == "__init__" else name, is_package)
     modules = set(graph)
-    pyx_imports = set(re.findall(r"^from shipcode_mcp\.([\w.]+) import", PYX.read_text(), re.MULTILINE))
+    pyx_imports = set(re.findall(r"^from shipcode_mcp\.([\w.]+) import", engine_source(), re.MULTILINE))
     graph["_engine_c"] = pyx_imports
     return {name: {target for target in targets if target in modules} for name, targets in graph.items()}
 
@@ -106,11 +120,108 @@ def test_the_framework_never_imports_the_command_line() -> None:
 
 
 def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> None:
-    source = PYX.read_text()
-    assert "_engine_py" not in source
+    source = engine_source()
+    # Its comments name their pure twins (see below); no line of it imports the pure engine.
+    assert re.findall(r"^.*\bimport\b.*_engine_py.*$", source, re.MULTILINE) == []
     imported = re.findall(r"^from shipcode_mcp\.\w+ import \(?([^)]*?)\)?$", source, re.MULTILINE | re.DOTALL)
     names = [name.strip() for group in imported for name in group.replace("\n", ",").split(",") if name.strip()]
     assert [name for name in names if name.startswith("_")] == []
+
+
+def test_no_file_of_the_package_or_the_compiled_engine_is_over_800_lines() -> None:
+    files = [*PACKAGE.rglob("*.py"), *engine_parts()]
+    sizes = {str(path.relative_to(ROOT)): len(path.read_text().splitlines()) for path in files}
+    assert {name: size for name, size in sizes.items() if size > 800} == {}
+
+
+def test_the_compiled_engine_is_one_module_whose_parts_the_layout_page_lists() -> None:
+    """docs/architecture.md lists every part: the declarations (.pxd, .h) first, then the included
+    parts in the order the .pyx includes them, then the .pyx; each .pxd is cimported, each header
+    declared in a .pxd, and nothing else is brought in."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    table = page.split("## The compiled engine in parts", 1)[1].split("\n| part | its job |\n| --- | --- |\n", 1)[1]
+    rows = table.split("\n\n", 1)[0].splitlines()
+    listed = [name for row in rows for name in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0])]
+    parts = [f"pyx/{path.name}" for path in engine_parts()]
+    declarations = [name for name in listed if name.endswith((".pxd", ".h"))]
+    source = PYX.read_text()
+    included = [f"pyx/{name}" for name in re.findall(r'^include "([\w.]+)"$', source, re.MULTILINE)]
+    cimported = {f"pyx/{name}.pxd" for name in re.findall(r"^from (\w+) cimport", source, re.MULTILINE)}
+    pxds = [path.read_text() for path in PYX_DIR.glob("*.pxd")]
+    headers = [name for text in pxds for name in re.findall(r'extern from "(\w+\.h)"', text)]
+    declared = {f"pyx/{name}" for name in headers if (PYX_DIR / name).exists()}  # not Python.h and the like
+    assert sorted(listed) == parts
+    assert listed == [*declarations, *included, "pyx/_engine_c.pyx"]
+    assert (cimported & set(parts), declared) == (
+        {name for name in parts if name.endswith(".pxd")},
+        {name for name in parts if name.endswith(".h")},
+    )
+
+
+def test_the_compiled_engine_keeps_no_DEF_and_no_C_in_strings() -> None:
+    """Constants are typed or enums (Cython 3 deprecates DEF); C that Cython cannot express is in a header."""
+    source = engine_source()
+    assert re.findall(r"^\s*DEF\b.*$", source, re.MULTILINE) == []
+    assert re.findall(r"extern from \*", source) == []
+
+
+#: Compiled functions and their pure twins: each names the other (the compiled in its docstring or the
+#: comment above it, the pure in its docstring or the comment above it). ``Engine``'s methods bear their
+#: twins' names, as its docstring says.
+TWINS = (
+    ("pyx/_engine_c.pyx", "Engine", "shipcode_mcp._engine_py.Engine"),
+    ("pyx/_engine_c.pyx", "_flush_soon", "shipcode_mcp._engine_py.flush_on_stop"),
+    ("pyx/_engine_c.pyx", "_emit_value", "shipcode_mcp.results.tool_result"),
+    ("pyx/fastpath.pxi", "_emit_contents", "shipcode_mcp.handlers.Resource.body"),
+    ("pyx/number_text.pxi", "_number_text", "shipcode_mcp.jsontext.number_text"),
+    ("pyx/escape.pxi", "_write_escaped", "shipcode_mcp.jsontext.dumps"),
+    ("pyx/escape.pxi", "_escaped_size", "shipcode_mcp.jsontext.dumps"),
+    ("pyx/fdio.pxi", "_wait", "shipcode_mcp._engine_py._wait"),
+    ("pyx/http_headers.pxi", "_header_value", "shipcode_mcp.transports.http.headers.clean_value"),
+)
+
+
+def _compiled_doc(path: str, name: str) -> str:
+    """The docstring of a compiled function or class (its first lines after the signature)."""
+    text = (ROOT / path).read_text()
+    signature = rf"^\s*cdef (?:class |[\w* ]+ ){name}\b[^\"]*?:\n"  # over one line or more
+    found = re.search(signature + r'\s*"""(.*?)"""', text, re.MULTILINE | re.DOTALL)
+    assert found, f"{name} in {path}"
+    return " ".join(found.group(1).split())
+
+
+def _pure_doc(dotted: str) -> str:
+    """The docstring of a pure function, class or method, or the ``#:`` comment above a module name."""
+    module_name, _, name = dotted.rpartition(".")
+    owner = None
+    if module_name.count(".") > 1 and module_name.rpartition(".")[2][:1].isupper():  # a method
+        module_name, _, owner = module_name.rpartition(".")
+    path = PACKAGE.joinpath(*module_name.split(".")[1:]).with_suffix(".py")
+    source = path.read_text()
+    tree = ast.parse(source)
+    scope = tree
+    if owner:
+        scope = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner)
+    for node in scope.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+            return " ".join((ast.get_docstring(node) or "").split())
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == [name]:
+            above = source.splitlines()[: node.lineno - 1]
+            comments = []
+            while above and above[-1].startswith("#:"):
+                comments.insert(0, above.pop()[2:])
+            return " ".join(" ".join(comments).split())
+    raise AssertionError(dotted)
+
+
+def test_each_compiled_function_with_a_pure_twin_names_it_and_is_named_back() -> None:
+    unnamed = []
+    for path, compiled, pure in TWINS:
+        if pure not in _compiled_doc(path, compiled):
+            unnamed.append(f"{path} {compiled} does not name {pure}")
+        if compiled not in _pure_doc(pure) or path not in _pure_doc(pure):
+            unnamed.append(f"{pure} does not name {compiled} in {path}")
+    assert unnamed == []
 
 
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.

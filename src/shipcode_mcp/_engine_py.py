@@ -1,4 +1,5 @@
-"""The pure-Python engine: the reference for the compiled one, byte for byte.
+"""The pure-Python engine: the reference for the compiled one (``shipcode_mcp._engine_c``, built from
+``pyx/_engine_c.pyx``), byte for byte.
 
 An engine turns input bytes into output bytes: it frames lines, runs each through the line
 rules (:mod:`shipcode_mcp.lines`) and keeps the answers until they are written.
@@ -44,7 +45,10 @@ _HEADERS_READ = frozenset(HTTP_HEADERS_READ)
 
 
 def _wait(fd: int, event: int, timeout_ms: int | None = None) -> bool:
-    """Wait until ``fd`` is ready for ``event`` (``select.POLLIN``/``POLLOUT``); False on timeout."""
+    """Wait until ``fd`` is ready for ``event`` (``select.POLLIN``/``POLLOUT``); False on timeout.
+
+    Compiled twin: ``_wait`` in ``pyx/fdio.pxi``.
+    """
     import select
 
     poller = select.poll()
@@ -66,7 +70,8 @@ def flush_on_stop(fd: int, data: bytes) -> None:
 
     Gives up once the output has stayed full for :data:`STOP_FLUSH_IDLE_MS`, so a reader
     that stopped reading cannot hold the server; writes at most :data:`STOP_FLUSH_PIECE`
-    bytes once writable, so no write blocks. Errors (a closed output) are ignored.
+    bytes once writable, so no write blocks. Errors (a closed output) are ignored. Compiled twin:
+    ``Engine._flush_soon`` in ``pyx/_engine_c.pyx``.
     """
     view = memoryview(data)
     try:
@@ -80,7 +85,8 @@ def flush_on_stop(fd: int, data: bytes) -> None:
 
 
 class Engine:
-    """Line processor over a :class:`~shipcode_mcp.catalogue.Catalogue`."""
+    """Line processor over a :class:`~shipcode_mcp.catalogue.Catalogue`; the twin of the compiled
+    ``shipcode_mcp._engine_c.Engine`` (``pyx/_engine_c.pyx``), whose methods have the same names."""
 
     implementation = IMPLEMENTATION
 

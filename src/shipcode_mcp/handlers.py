@@ -366,7 +366,10 @@ class Resource:
         return Deferred(run, INLINE, progress_token(params))
 
     def body(self, uri: str, data: object) -> bytes:
-        """The result body holding what the function read: ``text`` or base64 ``blob``."""
+        """The result body holding what the function read: ``text`` or base64 ``blob``.
+
+        Compiled twin, for a ``str`` or ``bytes``: ``_emit_contents`` in ``pyx/fastpath.pxi``.
+        """
         entry: dict[str, Any] = {"uri": uri, "mimeType": self.mime_type}
         if isinstance(data, str):
             entry["text"] = data

@@ -102,7 +102,7 @@ def number_text(value: int | float) -> str:
     """Write a number as ECMAScript's Number::toString does (integers exactly).
 
     ``3.0`` -> ``3``, ``1e21`` -> ``1e+21``, ``1e-7`` -> ``1e-7``, ``-0.0`` -> ``0``,
-    overflow -> ``Infinity``.
+    overflow -> ``Infinity``. Compiled twin: ``_number_text`` in ``pyx/number_text.pxi``.
     """
     if type(value) is int:
         return str(value)
@@ -140,7 +140,8 @@ def number_text(value: int | float) -> str:
     return sign + body
 
 
-#: Compact JSON, UTF-8 as is: the one serializer both engines use (orjson, default options).
+#: Compact JSON, UTF-8 as is: the one serializer both engines use (orjson, default options). The compiled
+#: engine writes strings itself as it escapes them: ``_escaped_size`` and ``_write_escaped`` in ``pyx/escape.pxi``.
 dumps = orjson.dumps
 
 

@@ -48,7 +48,10 @@ def error_result(text: str) -> bytes:
 
 
 def tool_result(value: object, structured: bool = False) -> bytes:
-    """Encode a tool function's return value as a result body."""
+    """Encode a tool function's return value as a result body.
+
+    Compiled twin, for the values C writes itself: ``Engine._emit_value`` in ``pyx/_engine_c.pyx``.
+    """
     kind = type(value)
     if kind is str:
         return TEXT_HEAD + dumps(value) + TEXT_TAIL

@@ -128,7 +128,8 @@ class RequestHeaders:
 @lru_cache(maxsize=256)
 def clean_value(value: bytes) -> str | None:
     """A header value as text, trimmed; None when it holds characters outside visible ASCII, space and tab.
-    Remembered: a client sends the same few values again and again."""
+    Remembered: a client sends the same few values again and again. Compiled twin: ``_header_value`` in
+    ``pyx/http_headers.pxi``."""
     if _INVALID_CHARACTER.search(value):
         return None
     return value.decode("ascii").strip(" \t")
