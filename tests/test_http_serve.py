@@ -138,6 +138,8 @@ def test_without_uvicorn_http_is_a_clear_error(engine_name: str, tmp_path: Path)
         ["--allowed-hosts", "a.example"],
         ["--allowed-origins", "http://a"],
         ["--body-timeout", "5"],
+        ["--max-head-bytes", "1024"],
+        ["--head-timeout", "5"],
     ],
 )
 def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
@@ -150,7 +152,8 @@ def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     )
     assert (done.returncode, done.stderr) == (
         2,
-        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins and --body-timeout need --http\n",
+        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --body-timeout, "
+        b"--max-head-bytes and --head-timeout need --http\n",
     )
 
 
