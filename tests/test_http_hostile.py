@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -204,6 +205,17 @@ def test_a_74_mib_head_is_refused_in_bounded_memory_and_time(server: HttpServer)
     )
 
 
+def test_a_head_arriving_in_many_reads_is_counted_across_them(server: HttpServer) -> None:
+    client = Client(server).send(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
+    try:
+        for _ in range(MAX_HEAD_BYTES // 1024 + 1):
+            client.send(b"x-piece: " + b"a" * 1013 + b"\r\n")  # 1 KiB a field, each read apart
+            time.sleep(0.002)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    assert (client.response(), client.closed_by_server()) == (HEAD_TOO_LARGE, True)
+
+
 @pytest.mark.parametrize(("fields", "expected"), [(MAX_FIELDS, "served"), (MAX_FIELDS + 1, "refused")])
 def test_a_head_may_have_a_hundred_fields(server: HttpServer, fields: int, expected: str) -> None:
     body = echo_body("fields")
@@ -284,6 +296,25 @@ def test_an_absolute_form_target_is_judged_by_its_authority(
 ) -> None:
     sent = request(echo_body("absolute"), {**MODERN, "host": host}, path=target)
     assert Client(server).send(sent).response() == expected
+
+
+def test_a_head_is_bounded_in_every_process(engine_name: str) -> None:
+    server = HttpServer(
+        engine_name, "--processes", "2", "--max-head-bytes", "1024", "--head-timeout", HEAD_SECONDS, app=APP
+    )
+    try:
+        refused = json_answer(431, refusal(-32600, "Request Header Fields Too Large: the limit is 1024 bytes"))
+        answers = [Client(server).send(padded_head(1024 + extra, echo_body("p"))).response() for extra in (0, 1)]
+        assert answers == [json_answer(200, echo_answer("p")), refused]
+        took, received = seconds_until_closed(Client(server).send(request_head(MODERN)[:40]))
+        assert (without_date(received), float(HEAD_SECONDS) <= took + 0.05 < LIMIT) == (
+            answer_bytes(408, "Request Timeout", HEAD_TOO_LATE),
+            True,
+        )
+    finally:
+        while OPENED:
+            OPENED.pop().close()
+        assert server.stop() == 0
 
 
 # -- bodies ------------------------------------------------------------------------------------------
@@ -566,3 +597,58 @@ def test_a_legacy_stream_whose_client_vanishes_can_be_opened_again(server: HttpS
             break
         time.sleep(0.05)
     assert reopened.status == 200
+
+
+# -- what is accepted -----------------------------------------------------------------------------------
+
+
+def test_a_client_that_accepts_only_event_streams_gets_one_for_an_answer_ready_at_once(server: HttpServer) -> None:
+    modern = Client(server).send(request(echo_body("streamed"), {**MODERN, "accept": "text/event-stream"}))
+    session_id = open_session(server)
+    legacy = Client(server).send(request(PING, {**LEGACY, "accept": "text/event-stream", "mcp-session-id": session_id}))
+    assert [modern.response(), legacy.response()] == [
+        (200, "text/event-stream", b"event: message\ndata: " + echo_answer("streamed") + b"\n"),
+        (200, "text/event-stream", b'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{}}\n\n'),
+    ]
+
+
+# -- stopping ---------------------------------------------------------------------------------------------
+
+STOPPED = (
+    b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"Server shutting down: the request was cancelled"}}\n'
+)
+
+
+def test_calls_running_when_the_server_stops_are_answered_with_an_error(engine_name: str) -> None:
+    server = HttpServer(engine_name, app=APP)
+    drip = {**MODERN, "mcp-name": "drip"}
+    progress = {**META, "progressToken": "p"}
+    clients = [
+        Client(server).send(request(modern_body("tools/call", {"name": "drip"}, rid=1), drip)),
+        Client(server).send(request(modern_body("tools/call", {"name": "drip"}, rid=2, meta=progress), drip)),
+        Client(server).send(
+            request(modern_body("tools/call", {"name": "drip"}, rid=3), {**drip, "accept": "text/event-stream"})
+        ),
+    ]
+    try:
+        streaming = http.client.HTTPResponse(clients[1].socket)
+        streaming.begin()
+        first = streaming.read1(65536)  # the progress event: every call is running
+        server.process.send_signal(signal.SIGTERM)
+        answers = [clients[0].response(), first + streaming.read(), clients[2].response()]
+        assert (server.process.wait(LIMIT), server.process.stderr.read()) == (
+            0,
+            b"ERROR:    Cancel 3 running task(s), timeout graceful shutdown exceeded\n",
+        )
+    finally:
+        while OPENED:
+            OPENED.pop().close()
+        server.stop()
+    notice = (
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}'
+    )
+    assert answers == [
+        json_answer(200, STOPPED % 1),
+        b"event: message\ndata: " + notice + b"\n\nevent: message\ndata: " + STOPPED % 2 + b"\n",
+        (200, "text/event-stream", b"event: message\ndata: " + STOPPED % 3 + b"\n"),
+    ]

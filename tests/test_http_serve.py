@@ -168,3 +168,33 @@ def test_a_bad_address_is_a_usage_error(engine_name: str, address: str) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.endswith(f"error: argument --http: invalid [HOST:]PORT value: '{address}'\n".encode())
+
+
+@pytest.mark.parametrize("processes", [[], ["--processes", "2"]])
+@pytest.mark.parametrize(
+    ("option", "value", "kind"),
+    [
+        ("--max-head-bytes", "0", "positive integer"),
+        ("--max-head-bytes", "-1", "positive integer"),
+        ("--max-head-bytes", "64k", "positive integer"),
+        ("--head-timeout", "0", "finite positive number of seconds"),
+        ("--head-timeout", "-1", "finite positive number of seconds"),
+        ("--head-timeout", "inf", "finite positive number of seconds"),
+        ("--head-timeout", "nan", "finite positive number of seconds"),
+    ],
+)
+def test_a_bad_head_limit_is_a_usage_error(
+    engine_name: str, processes: list[str], option: str, value: str, kind: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "shipcode_mcp", "--http", "8000", *processes, option, value],
+        capture_output=True,
+        env=engine_env(engine_name),
+        timeout=60,
+        check=False,
+    )
+    last = done.stderr.splitlines()[-1]
+    assert (done.returncode, last) == (
+        2,
+        f"shipcode-mcp: error: argument {option}: invalid {kind} value: '{value}'".encode(),
+    )
