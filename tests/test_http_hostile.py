@@ -205,6 +205,17 @@ def test_a_74_mib_head_is_refused_in_bounded_memory_and_time(server: HttpServer)
     )
 
 
+def test_every_head_of_a_connection_is_bounded(server: HttpServer) -> None:
+    client = Client(server).send(request(echo_body("first"), MODERN))
+    first = client.response()
+    client.send(padded_head(MAX_HEAD_BYTES + 1, echo_body("second")))
+    assert [first, client.response(), client.closed_by_server()] == [
+        json_answer(200, echo_answer("first")),
+        HEAD_TOO_LARGE,
+        True,
+    ]
+
+
 def test_a_head_arriving_in_many_reads_is_counted_across_them(server: HttpServer) -> None:
     client = Client(server).send(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
     try:

@@ -3,15 +3,16 @@
 - A request head (request line and header fields) is counted as it arrives: past ``max_head_bytes``,
   or with more than :data:`MAX_HEADER_FIELDS` fields, it is refused 431 and the connection closed, so
   what follows is never read. A head that begins in the same read as the end of the request before it
-  (pipelining) is counted from the next read.
+  (pipelining) is counted from the next read; after a response sent before its request's body was read
+  (a refusal), what still comes counts as the next head.
 - A head not whole ``head_timeout`` seconds after its first byte ends its connection (408 when part of
   it came; a new connection that sends nothing is closed silently). One timer per server looks at every
   connection :data:`LOOKS` times per timeout, so a slow head ends between one and 1.25 timeouts.
 - An absolute-form target (``POST http://host/mcp``) names the request's authority (RFC 9112 section
   3.2.2): the app sees it as the ``Host``, so the Host check judges what the target names.
 
-On the way of a normal request this adds a counter and two comparisons. Imported only to serve
-(``--http``): it needs uvicorn and httptools.
+On the way of a normal request this adds a few comparisons per read and per head, no clock read and no
+timer. Imported only to serve (``--http``): it needs uvicorn and httptools.
 """
 
 from __future__ import annotations
@@ -57,12 +58,11 @@ class HttpConnection(HttpToolsProtocol):
         super().__init__(config, server_state, app_state, _loop)
         self.max_head_bytes = max_head_bytes
         self.head_timeout = head_timeout
-        #: Bytes the head being read may still take; None from the end of a head to the end of its request.
+        #: Bytes the head being read may still take; None from the end of a head until more comes after its
+        #: request (its body read, or its response sent).
         self.head_left: int | None = max_head_bytes
-        #: Heads read whole on this connection.
-        self.heads = 0
-        #: ``(heads, look)``: the clock's first look at the head now unfinished.
-        self.seen: tuple[int, int] | None = None
+        #: ``(request before, look)``: the clock's first look at the head now unfinished.
+        self.seen: tuple[Any, int] | None = None
         #: The status and message of a head refused in the parser's middle.
         self.refusal: tuple[int, str] | None = None
 
@@ -74,12 +74,14 @@ class HttpConnection(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         left = self.head_left
+        if left is None and (not self.cycle.more_body or self.cycle.response_complete):  # a new head begins
+            left = self.max_head_bytes
         if left is not None:
             if len(data) > left:
                 self.head_overflow(data, left)
                 return
             self.head_left = left - len(data)
-        super().data_received(data)
+        HttpToolsProtocol.data_received(self, data)  # not super(), which costs more on every request's way
 
     def head_overflow(self, data: bytes, left: int) -> None:
         """A read longer than the head may still be: the head must end within what it may take; what
@@ -87,7 +89,7 @@ class HttpConnection(HttpToolsProtocol):
         view = memoryview(data)
         self.head_left = 0
         if left:
-            super().data_received(view[:left])
+            HttpToolsProtocol.data_received(self, view[:left])
         if self.transport.is_closing():
             return
         if self.head_left == 0:
@@ -96,21 +98,17 @@ class HttpConnection(HttpToolsProtocol):
             self.data_received(view[left:])
 
     def on_headers_complete(self) -> None:
-        self.heads += 1
         self.head_left = None
+        if len(self.headers) > MAX_HEADER_FIELDS or self.url[:1] != b"/":
+            self.unusual_head()
+        HttpToolsProtocol.on_headers_complete(self)
+
+    def unusual_head(self) -> None:
+        """Too many fields: refused. An absolute-form target: its authority replaces every ``Host`` field
+        (RFC 9112 section 3.2.2)."""
         if len(self.headers) > MAX_HEADER_FIELDS:
             self.refusal = (431, f"Request Header Fields Too Large: at most {MAX_HEADER_FIELDS} fields")
             raise HeadRefused
-        if self.url[:1] != b"/":
-            self.authority_as_host()
-        super().on_headers_complete()
-
-    def on_message_complete(self) -> None:
-        self.head_left = self.max_head_bytes
-        super().on_message_complete()
-
-    def authority_as_host(self) -> None:
-        """An absolute-form target's authority replaces every ``Host`` field (RFC 9112 section 3.2.2)."""
         target = ABSOLUTE_FORM.match(self.url)
         if target is not None:
             self.headers[:] = [field for field in self.headers if field[0] != b"host"]
@@ -139,12 +137,13 @@ class HttpConnection(HttpToolsProtocol):
     # -- time ------------------------------------------------------------------------------------------
 
     def look(self, now: int) -> None:
-        """The clock's look: end a head unfinished for :data:`LOOKS` looks (new connections count)."""
+        """The clock's look: end a head unfinished for :data:`LOOKS` looks (a new connection's counts from its
+        start; between two requests uvicorn's keep-alive time applies until a head begins)."""
         left = self.head_left
-        if left is None or (self.heads and left == self.max_head_bytes):  # a request under way, or between two
+        if left is None:
             self.seen = None
-        elif self.seen is None or self.seen[0] != self.heads:
-            self.seen = (self.heads, now)
+        elif self.seen is None or self.seen[0] is not self.cycle:
+            self.seen = (self.cycle, now)
         elif now - self.seen[1] >= LOOKS and not self.transport.is_closing():
             if left == self.max_head_bytes:
                 self.transport.close()
