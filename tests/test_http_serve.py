@@ -198,3 +198,22 @@ def test_a_bad_head_limit_is_a_usage_error(
         2,
         f"shipcode-mcp: error: argument {option}: invalid {kind} value: '{value}'".encode(),
     )
+
+
+def test_the_protocol_and_its_head_limits_reach_spawned_processes() -> None:
+    import pickle
+
+    from shipcode_mcp.transports.http import serve
+    from shipcode_mcp.transports.http.connection import HttpConnection
+
+    made = pickle.loads(pickle.dumps(serve.protocol(1024, 2.5)["http"]))
+    assert (made.func, made.args, made.keywords) == (HttpConnection, (), {"max_head_bytes": 1024, "head_timeout": 2.5})
+
+
+def test_without_httptools_h11_bounds_heads_by_its_own_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shipcode_mcp.transports.http import serve
+
+    monkeypatch.setitem(sys.modules, "httptools", None)  # an import of it fails
+    for module in ("shipcode_mcp.transports.http.connection", "uvicorn.protocols.http.httptools_impl"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert serve.protocol(1024, 2.5) == {"http": "h11", "h11_max_incomplete_event_size": 1024}
