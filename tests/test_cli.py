@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -327,9 +329,67 @@ def test_resources_must_be_a_folder(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["-1", "many"])
 def test_bad_max_resource_bytes(value: str) -> None:
     err = load_error("--max-resource-bytes", value)
-    assert (
-        last_line(err) == f"shipcode-mcp: error: argument --max-resource-bytes: invalid size in bytes value: '{value}'"
+    assert err == f"shipcode-mcp: error: argument --max-resource-bytes: invalid size in bytes value: '{value}'\n"
+
+
+ORIGIN_FORMS = "is not http(s)://host[:port], http(s)://host:* or *"
+HOST_FORMS = "is not host, host:port, host:* or *"
+#: Option values no server could serve with, and the one line each is refused with.
+BAD_HTTP_OPTIONS = [
+    (["--allowed-origins", "app.example"], f"argument --allowed-origins: allowed origin 'app.example' {ORIGIN_FORMS}"),
+    (
+        ["--allowed-origins", "https://app.example,http://[::1"],
+        f"argument --allowed-origins: allowed origin 'http://[::1' {ORIGIN_FORMS}",
+    ),
+    (
+        ["--allowed-origins", "https://user@app.example"],
+        f"argument --allowed-origins: allowed origin 'https://user@app.example' {ORIGIN_FORMS}",
+    ),
+    (
+        ["--allowed-origins", " , "],
+        "argument --allowed-origins: allowed origins: the list is empty (it would refuse every request)",
+    ),
+    (
+        ["--allowed-hosts", " , "],
+        "argument --allowed-hosts: allowed hosts: the list is empty (it would refuse every request)",
+    ),
+    (
+        ["--allowed-hosts", "localhost:@evil.example"],
+        f"argument --allowed-hosts: allowed host 'localhost:@evil.example' {HOST_FORMS}",
+    ),
+    (["--allowed-hosts", "localhost:0"], f"argument --allowed-hosts: allowed host 'localhost:0' {HOST_FORMS}"),
+    (["--allowed-hosts", 'a"b'], f"argument --allowed-hosts: allowed host 'a\"b' {HOST_FORMS}"),
+    (["--public-url", "mcp.example"], "argument --public-url: public URL 'mcp.example' is not http(s)://host[:port]"),
+    (
+        ["--public-url", "https://mcp.example/mcp"],
+        "argument --public-url: public URL 'https://mcp.example/mcp' is not http(s)://host[:port]",
+    ),
+    *(
+        (
+            ["--body-timeout", value],
+            f"argument --body-timeout: invalid finite positive number of seconds value: '{value}'",
+        )
+        for value in ("inf", "nan", "-1", "0", "soon")
+    ),
+    (["--eof-grace", "inf"], "argument --eof-grace: invalid finite number of seconds value: 'inf'"),
+]
+
+
+@pytest.mark.parametrize("processes", [[], ["--processes", "2"]], ids=["one-process", "two-processes"])
+@pytest.mark.parametrize(("args", "message"), BAD_HTTP_OPTIONS)
+def test_a_bad_http_option_value_is_one_line_and_exit_2(args: list[str], message: str, processes: list[str]) -> None:
+    command = [sys.executable, "-m", "shipcode_mcp", "--http", "127.0.0.1:0", *processes, *args]
+    # In a session of its own: were the value let through, the server (and its workers) would serve until killed.
+    process = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
+    try:
+        out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise AssertionError(f"{args} started a server") from None
+    assert (process.returncode, out, err.decode()) == (EXIT_USAGE, b"", f"shipcode-mcp: error: {message}\n")
 
 
 # -- stdout is sacred --------------------------------------------------------------------------

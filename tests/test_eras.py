@@ -9,6 +9,8 @@ with its ``requestState`` cut out, and the state itself is opened with the app's
 
 from __future__ import annotations
 
+import base64
+
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +19,7 @@ from serverproc import ServerProcess
 from wire import default_catalogue, engine, error, request, result
 
 from shipcode_mcp import Context, InputRequired, Server, elicitation_request, roots_request, sampling_request
-from shipcode_mcp.requeststate import StateSeal
+from shipcode_mcp.requeststate import MAX_STATE_CHARS, StateSeal
 
 KEY = "era-tests-key"
 V = "io.modelcontextprotocol/protocolVersion"
@@ -461,6 +463,81 @@ def test_a_tampered_or_foreign_state_is_refused(run) -> None:
         for rid, name, text in ((1, "greet", tampered), (2, "trip", state), (3, "greet", other_key))
     )
     assert run(lines, catalogue=catalogue) == b"".join(error(-32602, "Invalid requestState", rid) for rid in (1, 2, 3))
+
+
+def test_only_the_answers_asked_for_are_read_and_carried_on(run) -> None:
+    catalogue = make_app().catalogue()
+    _, state = split_state(run(modern("tools/call", {"name": "trip"}), catalogue=catalogue))
+    unasked = {f"extra-{number}": accepted(name="x" * 100) for number in range(1000)}
+    responses = {"elicit-1": accepted(name="Ada"), **unasked, "elicit-2": accepted(city="Early")}
+    second = run(
+        modern("tools/call", {"name": "trip", "inputResponses": responses, "requestState": state}, rid=2),
+        catalogue=catalogue,
+    )
+    shape, state = split_state(second)
+    assert shape == input_required(b'{"elicit-2":' + orjson.dumps(CITY) + b"}", rid=2)
+    sealed = StateSeal(KEY.encode()).unseal("tools/call trip", state)
+    assert (sealed["q"], sealed["v"]) == (["elicit-2"], {"a": {"elicit-1": accepted(name="Ada")}, "s": None})
+    _, steps_state = split_state(run(modern("tools/call", {"name": "steps"}), catalogue=catalogue))
+    _, steps_state = split_state(
+        run(
+            modern(
+                "tools/call",
+                {"name": "steps", "inputResponses": {"q0": accepted(name="x")}, "requestState": steps_state},
+            ),
+            catalogue=catalogue,
+        )
+    )
+    done = run(
+        modern(
+            "tools/call",
+            {"name": "steps", "inputResponses": {"q1": accepted(name="y"), "q0": {}}, "requestState": steps_state},
+            rid=9,
+        ),
+        catalogue=catalogue,
+    )
+    assert done == result(b'{"content":[{"type":"text","text":"done after 2 rounds, last [\'q1\']"}],' + COMPLETE, 9)
+
+
+def test_answers_given_before_any_question_are_carried_on_only_when_asked(run) -> None:
+    catalogue = make_app().catalogue()
+    extra = {"unknown": accepted(foo="bar")}
+    greeted = run(
+        modern("tools/call", {"name": "greet", "inputResponses": {"user_name": accepted(name="Ada"), **extra}}),
+        catalogue=catalogue,
+    )
+    assert greeted == result(b'{"content":[{"type":"text","text":"Hello, Ada!"}],' + COMPLETE)
+    line = modern("tools/call", {"name": "trip", "inputResponses": {"elicit-1": accepted(name="Ada"), **extra}})
+    shape, state = split_state(run(line, catalogue=catalogue))
+    assert shape == input_required(b'{"elicit-2":' + orjson.dumps(CITY) + b"}")
+    assert opened("tools/call trip", state) == {"a": {"elicit-1": accepted(name="Ada")}, "s": None}
+
+
+def test_a_state_over_the_bound_ends_the_round_with_an_error(run) -> None:
+    app = Server("eras", version="2.0.0", state_key=KEY)
+    kept = "x" * (MAX_STATE_CHARS * 3 // 4)
+
+    @app.tool()
+    def hoard(ctx: Context) -> str:
+        """Keeps too much in its state"""
+        raise InputRequired({"more": NAME}, state=kept)
+
+    payload = b'{"r":"tools/call hoard","x":1234567890,"q":["more"],"v":{"a":{},"s":"%s"}}' % kept.encode()
+    size = len(base64.urlsafe_b64encode(payload).rstrip(b"=")) + 1 + 43  # the payload, a dot, the MAC
+    assert run(modern("tools/call", {"name": "hoard"}), catalogue=app.catalogue()) == error(
+        -32603, f"Request state too large: {size} characters, the limit is {MAX_STATE_CHARS}"
+    )
+
+
+def test_a_state_longer_than_the_bound_is_refused_unopened(run) -> None:
+    state = StateSeal(KEY.encode(), max_chars=4 * MAX_STATE_CHARS).seal(
+        "tools/call greet", {"a": {}, "s": "x" * MAX_STATE_CHARS}, asked=["user_name"]
+    )
+    line = modern(
+        "tools/call",
+        {"name": "greet", "inputResponses": {"user_name": accepted(name="Ada")}, "requestState": state},
+    )
+    assert run(line, catalogue=make_app().catalogue()) == error(-32602, "Invalid requestState")
 
 
 def make_app_keyed(key: str) -> Server:

@@ -16,6 +16,7 @@ from shipcode_mcp import Server
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}'
 HOST_REFUSED = refusal(-32600, "Misdirected Request: Host not allowed")
 ORIGIN_REFUSED = refusal(-32600, "Forbidden: Origin not allowed")
+HOST_INVALID = refusal(-32600, "Bad Request: Host header is not a valid host[:port]")
 
 
 def app() -> Server:
@@ -26,14 +27,51 @@ def post(headers: dict, body: bytes = INIT, server=("127.0.0.1", 8000), **option
     return within(http(app().http_app(**options), "POST", body, headers, server=server))
 
 
-@pytest.mark.parametrize("host", ["localhost", "localhost:8000", "127.0.0.1:9", "[::1]:8000", "LOCALHOST"])
+def post_to(served, headers: dict, server=("127.0.0.1", 8000), scheme: str = "http") -> Call:
+    call = Call(served, "POST", INIT, headers, server=server)
+    call.scope["scheme"] = scheme
+    return within(call.finish())
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "localhost:8000", "127.0.0.1:9", "[::1]:8000", "LOCALHOST", "[0:0::1]", "localhost:65535"]
+)
 def test_a_loopback_bind_admits_localhost_names(host: str) -> None:
     assert post({**POST_HEADERS, "host": host}).status == 200
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "localhost.evil.example", "[::2]"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8000", "localhost.evil.example", "[::2]", "localhost.", "127.0.0.01"]
+)
 def test_a_loopback_bind_refuses_other_names(host: str) -> None:
     assert seen(post({**POST_HEADERS, "host": host})) == json_reply(421, HOST_REFUSED)
+
+
+INVALID_HOSTS = [
+    "localhost:@evil.example",
+    'localhost:1"x',
+    "user@localhost",
+    "localhost:0",
+    "localhost:65536",
+    "localhost:",
+    "localhost:+80",
+    "localhost:80:80",
+    "localhost:1e3",
+    "local host",
+    "",
+    "[::1",
+    "[::g]",
+    "[fe80::1%25eth0]",
+    "localhost/mcp",
+    "local\\host",
+    "evil.example,localhost",
+]
+
+
+@pytest.mark.parametrize("host", INVALID_HOSTS)
+@pytest.mark.parametrize("server", [("127.0.0.1", 8000), ("10.0.0.5", 8000)])
+def test_a_host_that_is_not_an_authority_is_400_everywhere(host: str, server: tuple) -> None:
+    assert seen(post({**POST_HEADERS, "host": host}, server=server)) == json_reply(400, HOST_INVALID)
 
 
 def test_a_missing_host_is_refused_on_loopback_only() -> None:
@@ -47,8 +85,16 @@ def test_a_missing_host_is_refused_on_loopback_only() -> None:
     [
         ("http://localhost:3000", 200),
         ("https://127.0.0.1", 200),
+        ("http://[::1]:5173", 200),
+        ("HTTP://LocalHost:8000", 200),
         ("http://evil.example", 403),
         ("http://localhost.evil.example", 403),
+        ("http://localhost:@evil.example", 403),
+        ("http://user@localhost", 403),
+        ("http://localhost/", 403),
+        ("http://localhost:0", 403),
+        ("ftp://localhost", 403),
+        ("http://localhost http://evil.example", 403),
         ("null", 403),
         ("file://", 403),
     ],
@@ -60,31 +106,133 @@ def test_a_loopback_bind_admits_only_local_origins(origin: str, status: int) -> 
         assert seen(call) == json_reply(403, ORIGIN_REFUSED)
 
 
-def test_a_public_bind_admits_any_host_and_same_origin_only() -> None:
-    public = ("10.0.0.5", 8000)
-    assert post({**POST_HEADERS, "host": "mcp.example:8000"}, server=public).status == 200
-    same = {**POST_HEADERS, "host": "mcp.example:8000", "origin": "https://mcp.example:8000"}
-    assert post(same, server=public).status == 200
-    foreign = {**POST_HEADERS, "host": "mcp.example:8000", "origin": "https://evil.example"}
-    assert seen(post(foreign, server=public)) == json_reply(403, ORIGIN_REFUSED)
+@pytest.mark.parametrize(
+    ("scheme", "host", "origin", "status"),
+    [
+        ("http", "mcp.example:8000", None, 200),
+        ("http", "mcp.example:8000", "http://mcp.example:8000", 200),
+        ("http", "mcp.example:8000", "https://mcp.example:8000", 403),  # another scheme: another origin
+        ("http", "mcp.example", "http://mcp.example:80", 200),
+        ("http", "mcp.example", "http://mcp.example:8000", 403),
+        ("https", "mcp.example", "https://mcp.example", 200),
+        ("https", "mcp.example:443", "https://mcp.example", 200),
+        ("https", "mcp.example", "http://mcp.example", 403),
+        ("http", "mcp.example:8000", "https://evil.example", 403),
+    ],
+)
+def test_a_public_bind_admits_any_host_and_its_own_origin_only(scheme, host, origin, status) -> None:
+    headers = {**POST_HEADERS, "host": host}
+    if origin is not None:
+        headers["origin"] = origin
+    call = post_to(app().http_app(), headers, server=("10.0.0.5", 8000), scheme=scheme)
+    assert seen(call) == json_reply(403, ORIGIN_REFUSED) if status == 403 else call.status == 200
 
 
-def test_allowed_hosts_and_origins_replace_the_defaults() -> None:
-    options = {"allowed_hosts": ["mcp.example", "10.1.1.1:8080"], "allowed_origins": ["https://app.example"]}
-    assert post({**POST_HEADERS, "host": "mcp.example:1234"}, **options).status == 200
-    assert post({**POST_HEADERS, "host": "10.1.1.1:8080"}, **options).status == 200
-    assert seen(post({**POST_HEADERS, "host": "10.1.1.1:8081"}, **options)) == json_reply(421, HOST_REFUSED)
-    assert seen(post({**POST_HEADERS, "host": "localhost"}, **options)) == json_reply(421, HOST_REFUSED)
-    good = {**POST_HEADERS, "host": "mcp.example", "origin": "https://app.example"}
-    assert post(good, **options).status == 200
-    bad = {**POST_HEADERS, "host": "mcp.example", "origin": "http://localhost"}
-    assert seen(post(bad, **options)) == json_reply(403, ORIGIN_REFUSED)
-    assert post({**POST_HEADERS, "host": "anything"}, allowed_hosts=["*"]).status == 200
+@pytest.mark.parametrize(
+    ("origin", "status"),
+    [("https://mcp.example", 200), ("https://mcp.example:443", 200), ("http://mcp.example", 403), (None, 200)],
+)
+def test_behind_a_proxy_the_public_url_is_the_own_origin(origin: str | None, status: int) -> None:
+    headers = {**POST_HEADERS, "host": "10.0.0.5:8000"}  # what the proxy passes on
+    if origin is not None:
+        headers["origin"] = origin
+    served = app().http_app(public_url="https://mcp.example/")
+    assert post_to(served, headers, server=("10.0.0.5", 8000)).status == status
 
 
-def test_an_invalid_allowed_origin_is_refused_at_once() -> None:
-    with pytest.raises(ValueError, match="allowed origin 'app.example' is not of the form http"):
-        app().http_app(allowed_origins=["app.example"])
+@pytest.mark.parametrize(
+    ("entries", "scheme", "host", "status"),
+    [
+        (["mcp.example"], "http", "mcp.example", 200),
+        (["mcp.example"], "http", "MCP.example:80", 200),
+        (["mcp.example"], "http", "mcp.example:8000", 421),  # no port written: the default port only
+        (["mcp.example"], "https", "mcp.example:443", 200),
+        (["mcp.example"], "https", "mcp.example:80", 421),
+        (["mcp.example:443"], "https", "mcp.example", 200),
+        (["mcp.example:443"], "http", "mcp.example", 421),
+        (["mcp.example:*"], "http", "mcp.example:1234", 200),
+        (["mcp.example:*"], "http", "mcp.example", 200),
+        (["mcp.example:*"], "http", "other.example", 421),
+        (["10.1.1.1:8080"], "http", "10.1.1.1:8080", 200),
+        (["10.1.1.1:8080"], "http", "10.1.1.1:8081", 421),
+        (["[::1]:8000"], "http", "[0::1]:8000", 200),
+        (["mcp.example"], "http", "localhost", 421),  # the entries replace the localhost defaults
+        (["*"], "http", "anything.example:9", 200),
+        (["*"], "http", "local host", 400),  # * admits any Host, never one that is not a Host
+    ],
+)
+def test_allowed_hosts_are_exact(entries: list[str], scheme: str, host: str, status: int) -> None:
+    call = post_to(app().http_app(allowed_hosts=entries), {**POST_HEADERS, "host": host}, scheme=scheme)
+    expected = {400: HOST_INVALID, 421: HOST_REFUSED}.get(status)
+    assert seen(call) == json_reply(status, expected) if expected else call.status == 200
+
+
+@pytest.mark.parametrize(
+    ("entries", "origin", "status"),
+    [
+        (["https://app.example"], "https://app.example", 200),
+        (["https://app.example"], "https://app.example:443", 200),
+        (["https://app.example"], "HTTPS://App.Example", 200),
+        (["https://app.example"], "http://app.example", 403),  # the plain-http origin of the same name
+        (["https://app.example"], "https://app.example:8443", 403),
+        (["https://app.example"], "http://app.example:443", 403),
+        (["https://app.example:443"], "https://app.example", 200),
+        (["http://localhost:*"], "http://localhost:5173", 200),
+        (["http://localhost:*"], "https://localhost:5173", 403),
+        (["http://localhost:*"], "http://localhost", 200),
+        (["*"], "https://anything.example:9", 200),
+        (["*"], "null", 403),  # * admits any origin, never what is not one
+        (["https://app.example"], "http://localhost", 403),  # the entries replace the localhost defaults
+    ],
+)
+def test_allowed_origins_are_exact(entries: list[str], origin: str, status: int) -> None:
+    call = post({**POST_HEADERS, "origin": origin}, allowed_origins=entries)
+    assert seen(call) == json_reply(403, ORIGIN_REFUSED) if status == 403 else call.status == 200
+
+
+ORIGIN_FORMS = "http(s)://host[:port], http(s)://host:* or *"
+HOST_FORMS = "host, host:port, host:* or *"
+SCOPE_FORM = "visible ASCII but space, '\"' and '\\'"
+BAD_OPTIONS = [
+    ({"allowed_origins": ["app.example"]}, f"allowed origin 'app.example' is not {ORIGIN_FORMS}"),
+    ({"allowed_origins": ["https://app.example/"]}, f"allowed origin 'https://app.example/' is not {ORIGIN_FORMS}"),
+    ({"allowed_origins": ["ftp://app.example"]}, f"allowed origin 'ftp://app.example' is not {ORIGIN_FORMS}"),
+    ({"allowed_origins": ["https://app.example:0"]}, f"allowed origin 'https://app.example:0' is not {ORIGIN_FORMS}"),
+    ({"allowed_origins": []}, "allowed origins: the list is empty (it would refuse every request)"),
+    ({"allowed_origins": "https://app.example"}, "allowed origins must be a list of strings, not a string"),
+    ({"allowed_hosts": ["localhost:@evil.example"]}, f"allowed host 'localhost:@evil.example' is not {HOST_FORMS}"),
+    ({"allowed_hosts": ["a b"]}, f"allowed host 'a b' is not {HOST_FORMS}"),
+    ({"allowed_hosts": ["localhost:65536"]}, f"allowed host 'localhost:65536' is not {HOST_FORMS}"),
+    ({"allowed_hosts": [""]}, f"allowed host '' is not {HOST_FORMS}"),
+    ({"allowed_hosts": []}, "allowed hosts: the list is empty (it would refuse every request)"),
+    ({"allowed_hosts": [8000]}, f"allowed host 8000 is not {HOST_FORMS}"),
+    ({"public_url": "mcp.example"}, "public URL 'mcp.example' is not http(s)://host[:port]"),
+    ({"public_url": "https://mcp.example/mcp"}, "public URL 'https://mcp.example/mcp' is not http(s)://host[:port]"),
+    ({"body_timeout": float("inf")}, "body_timeout must be a finite number of seconds, more than 0, not inf"),
+    ({"body_timeout": float("nan")}, "body_timeout must be a finite number of seconds, more than 0, not nan"),
+    ({"body_timeout": -1}, "body_timeout must be a finite number of seconds, more than 0, not -1"),
+    ({"body_timeout": 0}, "body_timeout must be a finite number of seconds, more than 0, not 0"),
+    ({"body_timeout": "5"}, "body_timeout must be a finite number of seconds, more than 0, not '5'"),
+    (
+        {"session_idle_seconds": float("inf")},
+        "session_idle_seconds must be a finite number of seconds, more than 0, not inf",
+    ),
+    ({"max_message_bytes": 0}, "max_message_bytes must be a whole number, at least 1, not 0"),
+    ({"max_concurrency": 0}, "max_concurrency must be a whole number, at least 1, not 0"),
+    ({"workers": 0}, "workers must be a whole number, at least 1, not 0"),
+    ({"max_sessions": 1.5}, "max_sessions must be a whole number, at least 1, not 1.5"),
+    ({"auth": "s3cret"}, "auth must be a function verify(token), not 's3cret'"),
+    ({"auth": len, "scopes": ['no"tes']}, f"scope 'no\"tes' is not a scope token: {SCOPE_FORM}"),
+    ({"auth": len, "scopes": ["two words"]}, f"scope 'two words' is not a scope token: {SCOPE_FORM}"),
+    ({"path": "mcp"}, "path must start with /"),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD_OPTIONS)
+def test_every_bad_option_value_is_a_clear_value_error(options: dict, message: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        app().http_app(**options)
+    assert str(refused.value) == message
 
 
 @pytest.mark.parametrize("content_type", [None, "text/plain", "application/json; charset=latin-1", "application/jsonx"])
@@ -280,11 +428,6 @@ def test_a_reading_cancelled_both_from_outside_and_by_its_deadline_stays_cancell
     assert (reading.status, served.deadlines.late) == (None, set())
 
 
-def test_the_body_timeout_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="body_timeout must be more than 0 seconds"):
-        app().http_app(body_timeout=0)
-
-
 PLAIN = [(b"host", b"localhost:8000"), (b"accept", b"*/*"), (b"x-trace", b"1"), (b"x-trace", b"2")]
 
 
@@ -302,3 +445,61 @@ PLAIN = [(b"host", b"localhost:8000"), (b"accept", b"*/*"), (b"x-trace", b"1"), 
 )
 def test_plain_headers_are_read_in_one_pass(engine_module, raw, expected) -> None:
     assert engine_module.Engine.plain_headers(raw) == expected
+
+
+@pytest.fixture
+def header_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The headers read through the engine under test (``Engine.plain_headers``)."""
+    from shipcode_mcp.transports.http import headers
+
+    monkeypatch.setattr(headers, "_plain_headers", engine_module.Engine.plain_headers)
+
+
+def post_raw(headers: list[tuple[str, str]], **options) -> Call:
+    return within(Call(app().http_app(**options), "POST", INIT, headers).finish())
+
+
+LOCAL = list(POST_HEADERS.items())
+ONCE_ONLY = {
+    "host": ("Host", "localhost:8000"),
+    "origin": ("Origin", "http://localhost:8000"),
+    "authorization": ("Authorization", "Bearer good"),
+    "mcp-session-id": ("Mcp-Session-Id", "abc"),
+    "content-type": ("Content-Type", "application/json"),
+    "content-encoding": ("Content-Encoding", "identity"),
+    "content-length": ("Content-Length", str(len(INIT))),
+}
+
+
+@pytest.mark.parametrize("name", list(ONCE_ONLY))
+@pytest.mark.parametrize("second_name", ["same", "title"])
+def test_a_header_read_given_twice_is_400_naming_it(header_engine, name: str, second_name: str) -> None:
+    shown, value = ONCE_ONLY[name]
+    headers = [(key, given) for key, given in LOCAL if key != name]
+    headers += [(name, value), (name if second_name == "same" else name.title(), value)]  # the same value twice
+    expected = refusal(-32600, f"Bad Request: {shown} header appears more than once")
+    assert seen(post_raw(headers)) == json_reply(400, expected)
+    assert seen(post_raw(headers, auth=lambda token: token)) == json_reply(400, expected)  # before the token
+
+
+def test_headers_not_read_may_repeat(header_engine) -> None:
+    assert post_raw([*LOCAL, ("x-trace", "1"), ("x-trace", "2")]).status == 200
+
+
+@pytest.mark.parametrize(
+    ("lines", "status"),
+    [(["text/html", "application/json"], 200), (["text/event-stream", "text/html"], 200), (["text/html"] * 2, 406)],
+)
+def test_accept_lines_are_one_list(header_engine, lines: list[str], status: int) -> None:
+    headers = [(key, value) for key, value in LOCAL if key != "accept"] + [("accept", line) for line in lines]
+    assert post_raw(headers).status == status
+
+
+def test_a_repeated_protocol_version_is_a_mismatch_in_either_era(header_engine) -> None:
+    for version in ("2025-06-18", "2026-07-28"):
+        call = post_raw([*LOCAL, ("mcp-protocol-version", version), ("mcp-protocol-version", version)])
+        expected = (
+            b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,'
+            b'"message":"Header mismatch: MCP-Protocol-Version header appears more than once"}}\n'
+        )
+        assert seen(call) == json_reply(400, expected), version

@@ -2,8 +2,8 @@
 answer (docs/http.md, "Hostile clients"), and the server still serves afterwards.
 
 One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5
---head-timeout 1``)
-is shared by the tests here; every test ends by checking it still answers a call exactly. Clients
+--head-timeout 1``) is shared by the tests here (those that fill its session table start their own); every
+test ends by checking it still answers a call exactly. Clients
 speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
 bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
 """
@@ -16,6 +16,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -140,10 +141,15 @@ def server(servers: Callable[[str], HttpServer], engine_name: str) -> Iterator[H
     """The engine's server; after the test it must still be running and answer a call exactly."""
     served = servers(engine_name)
     yield served
+    still_serving(served, MODERN)
+
+
+def still_serving(served: HttpServer, headers: dict[str, str]) -> None:
+    """After a test: the connections it opened closed, the server still running and answering a call exactly."""
     while OPENED:
         OPENED.pop().close()
     assert served.process.poll() is None, "the server stopped"
-    assert served.post(echo_body("still here", rid=7), MODERN)[::2] == (200, echo_answer("still here", rid=7))
+    assert served.post(echo_body("still here", rid=7), headers)[::2] == (200, echo_answer("still here", rid=7))
 
 
 # -- request heads ---------------------------------------------------------------------------------------
@@ -663,3 +669,235 @@ def test_calls_running_when_the_server_stops_are_answered_with_an_error(engine_n
         b"event: message\ndata: " + notice + b"\n\nevent: message\ndata: " + STOPPED % 2 + b"\n",
         (200, "text/event-stream", b"event: message\ndata: " + STOPPED % 3 + b"\n"),
     ]
+
+
+# -- headers that are not what they claim ------------------------------------------------------------
+
+
+def raw_request(body: bytes, fields: list[tuple[str, str]]) -> bytes:
+    """A POST to /mcp with exactly these header lines (a name may repeat) and a Content-Length."""
+    lines = ["POST /mcp HTTP/1.1", *(f"{name}: {value}" for name, value in fields), f"content-length: {len(body)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def repeated_answer(shown: str) -> tuple[int, str, bytes]:
+    return json_answer(400, refusal(-32600, f"Bad Request: {shown} header appears more than once"))
+
+
+REPEATED = {
+    "host": ("Host", "localhost"),
+    "origin": ("Origin", "http://localhost"),
+    "authorization": ("Authorization", "Bearer good"),
+    "mcp-session-id": ("Mcp-Session-Id", "x" * 32),
+    "content-type": ("Content-Type", "application/json"),
+    "content-encoding": ("Content-Encoding", "identity"),
+}
+
+
+@pytest.mark.parametrize("name", list(REPEATED))
+def test_a_header_the_server_reads_given_twice_is_refused(server: HttpServer, name: str) -> None:
+    shown, value = REPEATED[name]
+    fields = [*((key, given) for key, given in MODERN.items() if key != name), (name, value), (name, value)]
+    assert Client(server).send(raw_request(echo_body("twice"), fields)).response() == repeated_answer(shown)
+
+
+def test_two_content_lengths_are_refused_by_the_http_parser(server: HttpServer) -> None:
+    body = echo_body("twice")
+    client = Client(server).send(raw_request(body, [*MODERN.items(), ("content-length", str(len(body)))]))
+    answer = (400, "text/plain; charset=utf-8", b"Invalid HTTP request received.")
+    assert (client.response(), client.closed_by_server()) == (answer, True)
+
+
+HOST_INVALID = json_answer(400, refusal(-32600, "Bad Request: Host header is not a valid host[:port]"))
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost:@evil.example", 'localhost:1"x', "localhost:0", "localhost:65536", "user@localhost", "a b"]
+)
+def test_a_host_that_is_not_host_and_port_is_400(server: HttpServer, host: str) -> None:
+    assert Client(server).send(request(echo_body("host"), {**MODERN, "host": host})).response() == HOST_INVALID
+
+
+@pytest.mark.parametrize(
+    ("origin", "expected"),
+    [
+        ("http://localhost:8000", json_answer(200, echo_answer("origin"))),
+        ("https://[::1]", json_answer(200, echo_answer("origin"))),
+        ("http://localhost:@evil.example", json_answer(403, refusal(-32600, "Forbidden: Origin not allowed"))),
+        ("http://localhost/", json_answer(403, refusal(-32600, "Forbidden: Origin not allowed"))),
+    ],
+)
+def test_an_origin_is_judged_whole(server: HttpServer, origin: str, expected: tuple) -> None:
+    assert Client(server).send(request(echo_body("origin"), {**MODERN, "origin": origin})).response() == expected
+
+
+# -- bearer tokens ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bearers() -> Iterator[Callable[[str], HttpServer]]:
+    """A server wanting a bearer token (``hostile:bearer``) for an engine, stopped at the end: it must have
+    written nothing (no traceback) meanwhile."""
+    started: dict[str, HttpServer] = {}
+
+    def server(engine_name: str) -> HttpServer:
+        if engine_name not in started:
+            started[engine_name] = HttpServer(engine_name, "--log-level", "warning", app=APP, factory="hostile:bearer")
+        return started[engine_name]
+
+    yield server
+    for served in started.values():
+        served.process.send_signal(signal.SIGTERM)
+        assert (served.process.communicate(timeout=LIMIT)[1], served.stop()) == (b"", -signal.SIGTERM)
+
+
+@pytest.fixture
+def bearer(bearers: Callable[[str], HttpServer], engine_name: str) -> Iterator[HttpServer]:
+    """The engine's bearer server; after the test it must still answer a call with a good token exactly."""
+    served = bearers(engine_name)
+    yield served
+    still_serving(served, {**MODERN, "authorization": "Bearer good"})
+
+
+def challenge(server: HttpServer, error: bool) -> tuple[int, str, str | None, bytes]:
+    """A 401's status, ``WWW-Authenticate`` and body as the server on ``server``'s port writes them."""
+    url = f"http://localhost:{server.port}/.well-known/oauth-protected-resource/mcp"
+    value = f'Bearer resource_metadata="{url}", scope="notes"' + (', error="invalid_token"' if error else "")
+    return 401, "application/json", value, refusal(-32600, "Unauthorized: a valid bearer token is required")
+
+
+def authorized(server: HttpServer, authorization: str | None) -> tuple[int, str | None, str | None, bytes]:
+    headers = {**MODERN, "host": f"localhost:{server.port}"}
+    if authorization is not None:
+        headers["authorization"] = authorization
+    client = Client(server).send(request(echo_body("token"), headers))
+    answer = http.client.HTTPResponse(client.socket)
+    answer.begin()
+    return answer.status, answer.getheader("content-type"), answer.getheader("www-authenticate"), answer.read()
+
+
+@pytest.mark.parametrize(
+    ("authorization", "error"), [(None, False), ("Basic Z29vZA==", False), ("Bearer x.y.z", True), ("Bearer ", True)]
+)
+def test_a_missing_or_refused_token_is_401_with_its_challenge(bearer: HttpServer, authorization, error) -> None:
+    assert authorized(bearer, authorization) == challenge(bearer, error)
+
+
+def test_a_good_token_is_served(bearer: HttpServer) -> None:
+    assert authorized(bearer, "Bearer good") == (200, "application/json", None, echo_answer("token"))
+
+
+def test_a_host_written_to_forge_the_challenge_is_400(bearer: HttpServer) -> None:
+    forged = {**MODERN, "host": 'localhost:1", error="invalid_token/..."'}
+    assert Client(bearer).send(request(echo_body("forged"), forged)).response() == HOST_INVALID
+    metadata = request_head({"host": "localhost:@evil.example"}, "GET", "/.well-known/oauth-protected-resource")
+    assert Client(bearer).send(metadata).response() == HOST_INVALID
+
+
+def test_the_metadata_names_the_validated_host(bearer: HttpServer) -> None:
+    metadata = request_head({"host": f"LOCALHOST:{bearer.port}"}, "GET", "/.well-known/oauth-protected-resource")
+    document = (
+        b'{"resource":"http://localhost:%d/mcp","authorization_servers":[],'
+        b'"bearer_methods_supported":["header"],"scopes_supported":["notes"]}' % bearer.port
+    )
+    assert Client(bearer).send(metadata).response() == json_answer(200, document)
+
+
+def test_two_authorization_headers_are_refused(bearer: HttpServer) -> None:
+    fields = [*MODERN.items(), ("authorization", "Bearer good"), ("authorization", "Bearer x.y.z")]
+    assert Client(bearer).send(raw_request(echo_body("twice"), fields)).response() == repeated_answer("Authorization")
+
+
+# -- sessions shared fairly (the defaults: 1,000 per process, 100 per address) -------------------------
+# These fill a session table (about 22 MiB): each has a server of its own, not the module's.
+
+MAX_SESSIONS = 1000
+PER_ADDRESS = 100
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+LIST = b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
+
+
+class Connection:
+    """One keep-alive connection from a loopback address of its own (Linux routes all of 127.0.0.0/8 to lo)."""
+
+    def __init__(self, server: HttpServer, address: str) -> None:
+        self.http = http.client.HTTPConnection("127.0.0.1", server.port, timeout=LIMIT, source_address=(address, 0))
+
+    def post(self, body: bytes, session_id: str | None = None) -> tuple[int, str | None]:
+        """Status and ``Mcp-Session-Id`` of the answer."""
+        headers = LEGACY if session_id is None else {**LEGACY, "mcp-session-id": session_id}
+        self.http.request("POST", "/mcp", body, headers)
+        response = self.http.getresponse()
+        response.read()
+        return response.status, response.getheader("mcp-session-id")
+
+    def open(self, confirm: bool = True) -> str:
+        """A new session (confirmed by ``notifications/initialized`` unless ``confirm`` is false): its id."""
+        status, session_id = self.post(INIT)
+        assert (status, session_id is not None) == (200, True)
+        if confirm:
+            assert self.post(INITIALIZED, session_id) == (202, session_id)
+        return session_id
+
+    def alive(self, session_ids: list[str]) -> list[bool]:
+        return [self.post(LIST, session_id)[0] == 200 for session_id in session_ids]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+@pytest.fixture
+def crowded(engine_name: str) -> Iterator[HttpServer]:
+    """A server of the engine's for one test to crowd; after it a new client still opens a session and is
+    answered."""
+    served = HttpServer(engine_name, app=APP)
+    try:
+        yield served
+        after = Connection(served, "127.0.3.1")
+        assert after.alive([after.open()]) == [True]
+        after.close()
+    finally:
+        assert served.stop() == 0
+
+
+def test_one_address_opening_every_session_locks_no_one_out(crowded: HttpServer) -> None:
+    flooder = Connection(crowded, "127.0.0.2")
+    flood = [flooder.open() for _ in range(MAX_SESSIONS)]
+    other = Connection(crowded, "127.0.0.3")
+    theirs = other.open()
+    held, kept = flooder.alive(flood), other.alive([theirs])
+    for connection in (flooder, other):
+        connection.close()
+    assert held == [False] * (MAX_SESSIONS - PER_ADDRESS) + [True] * PER_ADDRESS  # the address's newest 100
+    assert kept == [True]
+
+
+def test_a_table_full_of_unused_sessions_makes_room_for_a_new_client(crowded: HttpServer) -> None:
+    flooders = [Connection(crowded, f"127.0.1.{number}") for number in range(MAX_SESSIONS // PER_ADDRESS)]
+    for flooder in flooders:
+        for _ in range(PER_ADDRESS):
+            flooder.open(confirm=False)
+        flooder.close()
+    newcomer = Connection(crowded, "127.0.2.1")
+    session_id = newcomer.open()
+    assert newcomer.alive([session_id]) == [True]
+    newcomer.close()
+
+
+def test_fifty_users_opening_calling_and_deleting_sessions_are_never_refused(crowded: HttpServer) -> None:
+    def user(_: int) -> list[int]:
+        connection = Connection(crowded, "127.0.0.1")
+        statuses = []
+        for _ in range(4):
+            session_id = connection.open()
+            statuses.append(connection.post(LIST, session_id)[0])
+            connection.http.request("DELETE", "/mcp", headers={**LEGACY, "mcp-session-id": session_id})
+            response = connection.http.getresponse()
+            response.read()
+            statuses.append(response.status)
+        connection.close()
+        return statuses
+
+    with ThreadPoolExecutor(50) as pool:
+        statuses = list(pool.map(user, range(50)))
+    assert statuses == [[200, 200] * 4] * 50

@@ -224,29 +224,133 @@ def test_the_server_asks_on_the_requests_stream_and_the_answer_is_posted_back() 
     assert (asking.status, asking.headers, asking.ended) == (200, [*STREAM, ("mcp-session-id", session_id)], True)
 
 
+async def opened_from(served, host: str, confirm: bool = True) -> str:
+    """A session opened from ``host`` (confirmed by a second request unless ``confirm`` is false): its id."""
+    call = Call(served, "POST", INIT)
+    call.scope["client"] = (host, 40000)
+    session_id = (await call.finish()).header("mcp-session-id")
+    assert session_id is not None
+    if confirm:
+        assert (await http(served, "POST", INITIALIZED, session_headers(session_id))).status == 202
+    return session_id
+
+
+async def alive(served, *session_ids: str) -> list[bool]:
+    """Which of these sessions still answer."""
+    return [(await http(served, "POST", LIST, session_headers(session_id))).status == 200 for session_id in session_ids]
+
+
+NO_ROOM = json_reply(503, refusal(-32603, "Service Unavailable: too many open sessions"))
+
+
 def test_sessions_are_bounded_in_number() -> None:
     async def scenario():
         served = make_app().http_app(max_sessions=2)
-        first = [await opened(served) for _ in range(2)]
+        first = [await opened_from(served, host) for host in ("10.0.0.1", "10.0.0.2")]
         refused = await http(served, "POST", INIT)
-        await http(served, "DELETE", b"", session_headers(first[0][1]))
-        room = await http(served, "POST", INIT)
+        await http(served, "DELETE", b"", session_headers(first[0]))
+        room = await http(served, "POST", INIT)  # a deleted session's room is free at once
         return refused, room
 
     refused, room = within(scenario())
-    assert seen(refused) == json_reply(503, refusal(-32603, "Service Unavailable: too many open sessions"))
+    assert seen(refused) == NO_ROOM
     assert (room.status, room.header("mcp-session-id") is not None) == (200, True)
 
 
-def test_an_idle_session_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_table_ends_the_oldest_unconfirmed_session() -> None:
+    async def scenario():
+        served = make_app().http_app(max_sessions=3)
+        confirmed = await opened_from(served, "10.0.0.1")
+        unconfirmed = [await opened_from(served, host, confirm=False) for host in ("10.0.0.2", "10.0.0.3")]
+        newest = await opened_from(served, "10.0.0.4")  # ends the older unconfirmed one
+        return await alive(served, confirmed, *unconfirmed, newest)
+
+    assert within(scenario()) == [True, False, True, True]
+
+
+def test_a_client_over_its_share_ends_its_own_least_recently_used_session() -> None:
+    async def scenario():
+        served = make_app().http_app(max_sessions_per_client=2)
+        first, second = [await opened_from(served, "10.0.0.1") for _ in range(2)]
+        other = await opened_from(served, "10.0.0.2")
+        await http(served, "POST", LIST, session_headers(first))  # now second is the least recently used
+        third = await opened_from(served, "10.0.0.1")
+        return await alive(served, first, second, third, other)
+
+    assert within(scenario()) == [True, False, True, True]
+
+
+def test_a_client_over_its_share_ends_its_unconfirmed_sessions_first() -> None:
+    async def scenario():
+        served = make_app().http_app(max_sessions_per_client=2)
+        used = await opened_from(served, "10.0.0.1")
+        fresh = await opened_from(served, "10.0.0.1", confirm=False)
+        newest = await opened_from(served, "10.0.0.1")  # ends fresh, though used is the least recently used
+        return await alive(served, used, fresh, newest)
+
+    assert within(scenario()) == [True, False, True]
+
+
+def test_a_client_whose_sessions_are_all_in_use_is_refused_429() -> None:
+    async def scenario():
+        served = make_app().http_app(max_sessions_per_client=1)
+        session_id = await opened_from(served, "127.0.0.1")
+        stream = Call(served, "GET", b"", {**session_headers(session_id), "accept": "text/event-stream"}).start()
+        await stream.chunk(0)  # the session's stream is open: the session is in use
+        refused = await http(served, "POST", INIT)
+        elsewhere = Call(served, "POST", INIT)
+        elsewhere.scope["client"] = ("127.0.0.2", 40000)
+        await elsewhere.finish()
+        stream.disconnect()
+        await stream.finish()
+        return refused, elsewhere
+
+    refused, elsewhere = within(scenario())
+    assert seen(refused) == json_reply(
+        429, refusal(-32600, "Too Many Requests: this client's 1 sessions are all in use")
+    )
+    assert elsewhere.status == 200
+
+
+def test_callers_and_networks_hold_sessions() -> None:
+    from shipcode_mcp.transports.http.sessions import client_of
+
+    clients = [
+        client_of(None, ("192.0.2.7", 5000)),
+        client_of(None, ("2001:db8:1:2:aaaa::1", 5000)),
+        client_of(None, ("2001:db8:1:2:bbbb::9", 6000)),
+        client_of(None, ("::ffff:192.0.2.7", 5000)),
+        client_of(None, ("/run/mcp.sock", 0)),
+        client_of(None, None),
+        client_of({"sub": "ada", "iss": "https://auth.example", "jti": "1"}, ("192.0.2.7", 5000)),
+        client_of(object(), ("192.0.2.8", 5000)),  # a caller without an identity: its address
+    ]
+    assert clients == [
+        "192.0.2.7",
+        "2001:db8:1:2::/64",
+        "2001:db8:1:2::/64",
+        "192.0.2.7",
+        "/run/mcp.sock",
+        "",
+        b'c["https://auth.example","ada"]',
+        "192.0.2.8",
+    ]
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The sessions' clock, in seconds: a test moves it by hand."""
     from shipcode_mcp.transports.http import sessions
 
-    clock = [1000.0]
-    monkeypatch.setattr(sessions, "monotonic", lambda: clock[0])
+    now = [1000.0]
+    monkeypatch.setattr(sessions, "monotonic", lambda: now[0])
+    return now
 
+
+def test_an_idle_session_expires(clock: list[float]) -> None:
     async def scenario():
         served = make_app().http_app(session_idle_seconds=60, max_sessions=1)
-        _, session_id = await opened(served)
+        session_id = await opened_from(served, "127.0.0.1")
         clock[0] += 60
         alive = await http(served, "POST", LIST, session_headers(session_id))
         clock[0] += 60.5
@@ -260,6 +364,19 @@ def test_an_idle_session_expires(monkeypatch: pytest.MonkeyPatch) -> None:
     assert alive.status == 200
     assert seen(expired) == json_reply(404, refusal(-32600, "Session not found"))
     assert other is not None and third is not None and other != third
+
+
+def test_a_session_never_used_after_initialize_ends_sooner(clock: list[float]) -> None:
+    async def scenario():
+        served = make_app().http_app(session_idle_seconds=60, unconfirmed_idle_seconds=10)
+        confirmed = await opened_from(served, "10.0.0.1")
+        unconfirmed = [await opened_from(served, "10.0.0.1", confirm=False) for _ in range(2)]
+        clock[0] += 9.5
+        early = await alive(served, unconfirmed[0])  # alive after 9.5 s, and now confirmed
+        clock[0] += 10.5
+        return early + await alive(served, *unconfirmed, confirmed)
+
+    assert within(scenario()) == [True, True, False, True]
 
 
 def test_what_a_handler_sends_to_other_sessions_goes_to_their_streams() -> None:

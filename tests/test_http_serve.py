@@ -138,6 +138,7 @@ def test_without_uvicorn_http_is_a_clear_error(engine_name: str, tmp_path: Path)
         ["--allowed-hosts", "a.example"],
         ["--allowed-origins", "http://a"],
         ["--body-timeout", "5"],
+        ["--public-url", "https://mcp.example"],
         ["--max-head-bytes", "1024"],
         ["--head-timeout", "5"],
     ],
@@ -152,7 +153,7 @@ def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     )
     assert (done.returncode, done.stderr) == (
         2,
-        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --body-timeout, "
+        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url, --body-timeout, "
         b"--max-head-bytes and --head-timeout need --http\n",
     )
 
@@ -166,8 +167,10 @@ def test_a_bad_address_is_a_usage_error(engine_name: str, address: str) -> None:
         timeout=60,
         check=False,
     )
-    assert done.returncode == 2
-    assert done.stderr.endswith(f"error: argument --http: invalid [HOST:]PORT value: '{address}'\n".encode())
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"shipcode-mcp: error: argument --http: invalid [HOST:]PORT value: '{address}'\n".encode(),
+    )
 
 
 @pytest.mark.parametrize("processes", [[], ["--processes", "2"]])

@@ -121,7 +121,8 @@ LAYERS = (
     "transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
     "transports.workers limits "
     "_engine _engine_py "
-    "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate schema results "
+    "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate "
+    "typed schema results media "
     "errors protocol "
     "jsontext _log _version"
 ).split()

@@ -22,18 +22,24 @@ TIMEOUT = "10s"
 
 def ensure_wrk() -> str:
     """Install wrk with apt-get when it is missing; the reason when it cannot ("" when it is there)."""
-    if shutil.which("wrk"):
+    return ensure_debian_package("wrk", "wrk")
+
+
+def ensure_debian_package(program: str, package: str) -> str:
+    """Install Debian's ``package`` with apt-get when ``program`` is missing; the reason when it cannot ("" when
+    it is there)."""
+    if shutil.which(program):
         return ""
     if not shutil.which("apt-get"):
-        return "wrk is not installed and apt-get is not here: install the package wrk and run again"
-    log("installing wrk (apt-get install -y wrk)")
+        return f"{program} is not installed and apt-get is not here: install the package {package} and run again"
+    log(f"installing {package} (apt-get install -y {package})")
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    code, out = run_quiet(sudo + ["apt-get", "install", "-y", "wrk"], timeout=300)
-    if code != 0 or not shutil.which("wrk"):
+    code, out = run_quiet(sudo + ["apt-get", "install", "-y", package], timeout=300)
+    if code != 0 or not shutil.which(program):
         code, out = run_quiet(sudo + ["apt-get", "update"], timeout=300)
-        code, out = run_quiet(sudo + ["apt-get", "install", "-y", "wrk"], timeout=300)
-    if code != 0 or not shutil.which("wrk"):
-        return "wrk could not be installed (apt-get install -y wrk, as root): " + out[-300:]
+        code, out = run_quiet(sudo + ["apt-get", "install", "-y", package], timeout=300)
+    if code != 0 or not shutil.which(program):
+        return f"{package} could not be installed (apt-get install -y {package}, as root): " + out[-300:]
     return ""
 
 

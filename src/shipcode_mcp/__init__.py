@@ -2,6 +2,9 @@
 
 >>> from shipcode_mcp import Server, ToolError, Context
 
+``Image``, ``Audio`` and ``File`` (:mod:`shipcode_mcp.media`) are imported when first asked for:
+an app that does not return them does not load them.
+
 Modules write ``TYPE_CHECKING = False`` instead of importing it from :mod:`typing`: type
 checkers read it as ``typing.TYPE_CHECKING``, and serving tools and resources never imports
 :mod:`typing` (a few milliseconds of start-up on a machine where nothing else loads it).
@@ -16,9 +19,16 @@ from .errors import ClientError, RpcError, ToolError
 from .handlers import Resource, Tool
 from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .media import Audio, File, Image
+
 __all__ = [
+    "Audio",
     "ClientError",
     "Context",
+    "File",
+    "Image",
     "InputRequired",
     "Resource",
     "RpcError",
@@ -30,3 +40,13 @@ __all__ = [
     "roots_request",
     "sampling_request",
 ]
+
+_LAZY = {"Audio", "File", "Image"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from . import media
+
+        return getattr(media, name)
+    raise AttributeError(f"module 'shipcode_mcp' has no attribute {name!r}")

@@ -63,8 +63,11 @@ class Server:
         cache_scope: str = "private",
         server_info_meta: bool = True,
         list_changed: bool = False,
+        strict: bool = True,
     ) -> None:
         self.name = name
+        #: The tools' default validation: True converts nothing; False is pydantic's lax mode (see :meth:`tool`).
+        self.strict = strict
         self.version = version
         self.instructions = instructions
         #: Whether clients may subscribe to resources (see :meth:`notify_resource_updated`).
@@ -105,6 +108,8 @@ class Server:
         annotations: dict[str, Any] | None = None,
         blocking: bool = False,
         icons: list[dict[str, Any]] | None = None,
+        strict: bool | None = None,
+        structured_output: bool | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool; the function is returned unchanged.
 
@@ -112,14 +117,31 @@ class Server:
         input schema to one inferred from its type hints (a ``Context`` parameter is left
         out). ``async def`` tools run concurrently on the server's event loop;
         ``blocking=True`` marks a sync function that blocks (sync I/O): it runs in the
-        worker thread pool, concurrently.
+        worker thread pool, concurrently. ``strict`` (default: the server's) chooses the
+        validation of inferred schemas: True converts nothing, False is pydantic's lax mode
+        (``"2"`` is an ``int``). ``structured_output`` True or False turns structured output
+        from the return annotation on or off; by default it is on for annotations that need
+        pydantic (models, ``TypedDict``, dataclasses...). See ``docs/framework.md``.
         """
         if callable(name):  # used bare: @app.tool
             return self.tool()(name)
+        chosen = self.strict if strict is None else strict
 
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(
-                Tool(func, name, description, input_schema, output_schema, title, annotations, blocking, icons)
+                Tool(
+                    func,
+                    name,
+                    description,
+                    input_schema,
+                    output_schema,
+                    title,
+                    annotations,
+                    blocking,
+                    icons,
+                    chosen,
+                    structured_output,
+                )
             )
             return func
 
@@ -131,7 +153,7 @@ class Server:
         While the app is served, clients learn of the change (``listChanged``).
         """
         if not isinstance(tool, Tool):
-            tool = Tool(tool, **options)
+            tool = Tool(tool, **{"strict": self.strict, **options})
         elif options:
             raise TypeError("add_tool() takes options only with a function, not with a Tool")
         if tool.name in self.tools:
@@ -338,7 +360,9 @@ class Server:
         returns who is calling, or None to refuse the bearer token (401); handlers see it as
         ``ctx.auth``. Further options: ``resource``, ``authorization_servers``, ``scopes`` (the
         protected resource metadata), ``max_sessions``, ``session_idle_seconds``,
-        ``max_concurrency``, ``workers``, ``body_timeout``.
+        ``max_sessions_per_client``, ``unconfirmed_idle_seconds``, ``max_concurrency``, ``workers``,
+        ``body_timeout``, ``public_url`` (the server's origin as clients see it). A value it cannot
+        serve with is a ValueError, raised here.
         """
         from .transports.http import http_app
 

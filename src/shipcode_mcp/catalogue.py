@@ -306,8 +306,8 @@ class Catalogue:
             raise RpcError(INVALID_PARAMS, UNKNOWN_TOOL if type(name) is str else "Invalid params") from None
         try:
             arguments = tool.check_arguments(params.get("arguments", _NO_ARGUMENTS))
-        except InvalidArguments:
-            return self.invalid_arguments[name]
+        except InvalidArguments as invalid:  # with a text: the typed check's reasons
+            return error_result(invalid.args[0]) if invalid.args else self.invalid_arguments[name]
         if tool.plain:  # the common case, without the detour through Tool.call
             try:
                 return tool_result(tool.func(**arguments))

@@ -18,6 +18,7 @@ from .transports.signals import stop_signals
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import NoReturn
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -44,33 +45,21 @@ _size.__name__ = "size in bytes"
 
 
 def _seconds(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError(text)
-    return value
+    from .limits import check_seconds
+
+    return check_seconds(float(text), "SECONDS", zero=True)
 
 
-_seconds.__name__ = "number of seconds"
+_seconds.__name__ = "finite number of seconds"
 
 
 def _positive_seconds(text: str) -> float:
-    value = _seconds(text)
-    if not value > 0:
-        raise ValueError(text)
-    return value
+    from .limits import check_seconds
+
+    return check_seconds(float(text), "SECONDS")
 
 
-_positive_seconds.__name__ = "positive number of seconds"
-
-
-def _finite_seconds(text: str) -> float:
-    value = _positive_seconds(text)
-    if value == float("inf"):
-        raise ValueError(text)
-    return value
-
-
-_finite_seconds.__name__ = "finite positive number of seconds"
+_positive_seconds.__name__ = "finite positive number of seconds"
 
 
 def _address(text: str) -> tuple[str, int]:
@@ -87,6 +76,32 @@ def _names(text: str) -> list[str]:
 
 
 _names.__name__ = "comma-separated list"
+
+
+def _guarded(option: str, value: list[str] | str) -> list[str] | str:
+    """A value of ``--allowed-hosts``, ``--allowed-origins`` or ``--public-url``, checked by the rules
+    ``http_app()`` applies (:class:`~shipcode_mcp.transports.http.guard.Guard`)."""
+    import argparse
+
+    from .transports.http.guard import Guard
+
+    try:
+        Guard(**{"allowed_hosts": None, "allowed_origins": None, "public_url": None, option: value})
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
+def _allowed_hosts(text: str) -> list[str]:
+    return _guarded("allowed_hosts", _names(text))
+
+
+def _allowed_origins(text: str) -> list[str]:
+    return _guarded("allowed_origins", _names(text))
+
+
+def _public_url(text: str) -> str:
+    return _guarded("public_url", text)
 
 
 def _versions(text: str) -> tuple[str, ...]:
@@ -121,6 +136,7 @@ class Options:
         self.allowed_hosts: list[str] | None = None
         self.allowed_origins: list[str] | None = None
         self.body_timeout: float | None = None
+        self.public_url: str | None = None
         self.max_head_bytes: int | None = None
         self.head_timeout: float | None = None
 
@@ -134,6 +150,12 @@ def parse_command_line(argv: Sequence[str]) -> Options:
     return options
 
 
+def usage_error(message: str) -> NoReturn:
+    """A usage error: one line on stderr, exit status 2."""
+    sys.stderr.write(f"shipcode-mcp: error: {message}\n")
+    raise SystemExit(EXIT_USAGE)
+
+
 def build_parser():  # -> argparse.ArgumentParser
     """The command-line parser (every option documented in ``--help``).
 
@@ -142,6 +164,11 @@ def build_parser():  # -> argparse.ArgumentParser
     import argparse
 
     from ._engine import IMPLEMENTATION
+
+    class UsageParser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # one line, not the whole usage
+            usage_error(message)
+
     from ._version import __version__
     from .limits import (
         DEFAULT_BODY_SECONDS,
@@ -153,7 +180,7 @@ def build_parser():  # -> argparse.ArgumentParser
         DEFAULT_WORKERS,
     )
 
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="shipcode-mcp",
         description=(
             "Serve the Model Context Protocol (2025-06-18) over stdio: newline-delimited "
@@ -276,20 +303,32 @@ def build_parser():  # -> argparse.ArgumentParser
     )
     http.add_argument(
         "--allowed-hosts",
-        type=_names,
+        type=_allowed_hosts,
         metavar="LIST",
         help=(
-            "with --http: the Host values accepted, comma-separated (host or host:port, * for any; "
-            "default: localhost names on a loopback address, any elsewhere)"
+            "with --http: the Host values accepted, comma-separated: host (at the default port), host:port, "
+            "host:* (any port), * (any Host); default: localhost names at any port on a loopback address, "
+            "any elsewhere"
         ),
     )
     http.add_argument(
         "--allowed-origins",
-        type=_names,
+        type=_allowed_origins,
         metavar="LIST",
         help=(
-            "with --http: the Origin values accepted, comma-separated (scheme://host[:port], * for any; "
-            "default: localhost origins on a loopback address, the request's own host elsewhere)"
+            "with --http: the Origin values accepted, comma-separated, compared exactly: http(s)://host "
+            "(at the scheme's default port), http(s)://host:port, http(s)://host:* (any port), * (any Origin); "
+            "default: localhost origins on a loopback address, the server's own origin elsewhere"
+        ),
+    )
+    http.add_argument(
+        "--public-url",
+        type=_public_url,
+        metavar="URL",
+        help=(
+            "with --http: the server's origin as clients see it, http(s)://host[:port] (behind a proxy, say): "
+            "the base of the URLs it writes (bearer-token metadata) and the one Origin passing by default "
+            "off loopback (default: the request's scheme and Host)"
         ),
     )
     http.add_argument(
@@ -313,7 +352,7 @@ def build_parser():  # -> argparse.ArgumentParser
     )
     http.add_argument(
         "--head-timeout",
-        type=_finite_seconds,
+        type=_positive_seconds,
         metavar="SECONDS",
         help=(
             "with --http: a request head not whole this long after its first byte (or a new connection that "
@@ -379,6 +418,7 @@ def http_app_of(args: Options, app):  # -> the ASGI app
         max_message_bytes=args.max_message_bytes,
         max_concurrency=args.max_concurrency,
         workers=args.workers,
+        public_url=args.public_url,
         **given,
     )
 
@@ -401,8 +441,11 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
     if missing is not None:
         sys.stderr.write(f"shipcode-mcp: error: {missing}\n")
         return EXIT_USAGE
+    try:  # here, before any process starts: a value no process could serve with is a usage error
+        asgi = http_app_of(args, app)
+    except ValueError as error:
+        usage_error(str(error))
     host, port = args.http
-    asgi = http_app_of(args, app)
     heads = (asgi.max_head_bytes, asgi.head_timeout)
     if args.processes > 1:
         import json
@@ -430,12 +473,13 @@ def _main(argv: Sequence[str] | None) -> int:
         args.allowed_hosts,
         args.allowed_origins,
         args.body_timeout,
+        args.public_url,
         args.max_head_bytes,
         args.head_timeout,
-    ) != (1, None, None, None, None, None)
-    if args.http is None and http_only:
+    )
+    if args.http is None and http_only != (1, None, None, None, None, None, None):
         sys.stderr.write(
-            "shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --body-timeout, "
+            "shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url, --body-timeout, "
             "--max-head-bytes and --head-timeout need --http\n"
         )
         return EXIT_USAGE

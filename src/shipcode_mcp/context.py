@@ -12,9 +12,10 @@ asked at once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextvars import ContextVar
 
-from orjson import loads
+from orjson import OPT_SORT_KEYS, dumps, loads
 
 from .errors import ClientError
 from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request, url_elicitation_request
@@ -30,6 +31,30 @@ if TYPE_CHECKING:
 _NO_RESPONSES: dict = {}
 #: Who is calling, as the transport's authentication established it (None: no one said).
 CALLER: ContextVar[Any] = ContextVar("shipcode_mcp_caller", default=None)
+
+
+def caller_identity(caller: Any) -> bytes | None:
+    """Who ``caller`` (what the HTTP app's ``verify`` returned) is, as bytes equal for the same subject
+    in every request and every process; None when it cannot be told.
+
+    - a ``str``: the text itself;
+    - a mapping whose ``sub`` is a ``str`` (JWT claims): its ``iss`` and ``sub`` (the other claims,
+      ``exp`` and ``jti`` say, change with every token);
+    - any other value orjson encodes (a mapping without ``sub``, a list, a number, a dataclass):
+      its JSON with sorted keys;
+    - anything else: None.
+
+    Each kind has its own prefix, so values of two kinds never give the same bytes.
+    """
+    if isinstance(caller, str):
+        return b"s" + caller.encode("utf-8", "surrogatepass")
+    if isinstance(caller, Mapping) and isinstance(caller.get("sub"), str):
+        issuer = caller.get("iss")
+        return b"c" + dumps([issuer if isinstance(issuer, str) else None, caller["sub"]])
+    try:
+        return b"j" + dumps(caller, option=OPT_SORT_KEYS)
+    except TypeError:  # orjson's JSONEncodeError included
+        return None
 
 
 class _Done:
@@ -208,6 +233,10 @@ class Context:
             if key is None:
                 key = f"{kind}-{round_.asked}"
             answer = round_.answers.get(key)
+            if answer is None:
+                answer = round_.responses.get(key)  # a first request's answer: asked now, so carried on
+                if answer is not None:
+                    round_.answers[key] = answer
             if answer is not None:
                 return answer
             if round_.modern:

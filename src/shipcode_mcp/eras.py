@@ -18,6 +18,7 @@ from __future__ import annotations
 from orjson import loads
 
 from ._log import log
+from .context import CALLER, caller_identity
 from .errors import ClientError
 from .jsontext import dumps
 from .mrtr import ASKING_METHODS, InputRequired, Round, declares, required_capability
@@ -37,7 +38,7 @@ from .protocol import (
     UNSUPPORTED_VERSION,
     RpcError,
 )
-from .requeststate import StateSeal, state_key
+from .requeststate import StateSeal, StateTooLarge, state_key
 from .results import error_result
 from .session import ASYNC, INLINE, THREAD, Deferred
 
@@ -134,7 +135,12 @@ class ModernEra:
         result: dict[str, Any] = {"resultType": "input_required"}
         if ask.requests:
             result["inputRequests"] = ask.requests
-        result["requestState"] = self.seal.seal(request, {"a": round_.answers, "s": ask.state})
+        value = {"a": round_.answers, "s": ask.state}
+        try:
+            result["requestState"] = self.seal.seal(request, value, bound_to(round_.caller), list(ask.requests))
+        except StateTooLarge as error:
+            log("warning", f"{request}: {error}")
+            raise RpcError(INTERNAL_ERROR, str(error)) from None
         return dumps(result)[:-1] + self.meta + b"}"
 
     # -- subscriptions ------------------------------------------------------------------------
@@ -160,6 +166,25 @@ class ModernEra:
             if offered.get("subscribe"):
                 agreed["resourceSubscriptions"] = uris
         session.listen(id_bytes, loads(id_bytes), agreed)
+
+
+def bound_to(caller: Any) -> bytes | None:
+    """The identity a request state is bound to: None without a caller (no authentication).
+
+    A caller without an identity (see :func:`~shipcode_mcp.context.caller_identity`) cannot ask:
+    a server fault, logged.
+    """
+    if caller is None:
+        return None
+    identity = caller_identity(caller)
+    if identity is None:
+        log(
+            "error",
+            f"a request state cannot be bound to a caller of type {type(caller).__name__}: "
+            "verify must return a str, a mapping or a JSON value to ask the client",
+        )
+        raise RpcError(INTERNAL_ERROR, "Internal error")
+    return identity
 
 
 def resource_not_found_as_invalid_params(error: RpcError, params: dict[str, Any]) -> RpcError:
@@ -194,19 +219,31 @@ class ModernRoute:
         round_ = Round(True, meta[META_CAPABILITIES], None if level is None else LOG_RANK[level])
         if not self.asks:
             return round_
+        round_.caller = caller = CALLER.get()
+        asked: Any = ()
         if "requestState" in params:
-            valid, value = self.era.seal.open(self.request_key(params), params["requestState"])
-            if not valid or type(value) is not dict or type(value.get("a")) is not dict:
+            sealed = self.era.seal.unseal(self.request_key(params), params["requestState"], bound_to(caller))
+            value = None if sealed is None else sealed.get("v")
+            if type(value) is not dict or type(value.get("a")) is not dict:
                 raise RpcError(INVALID_PARAMS, "Invalid requestState")
             round_.answers = value["a"]
             round_.state = value.get("s")
+            asked = sealed.get("q") or ()
         responses = params.get("inputResponses")
         if responses is not None:
             if type(responses) is not dict:
                 raise RpcError(INVALID_PARAMS, "Invalid inputResponses")
-            # A response that is not an object counts as missing: the handler asks again.
-            round_.responses = {key: value for key, value in responses.items() if type(value) is dict}
-            round_.answers.update(round_.responses)
+            # A response that is not an object counts as missing: the handler asks again. A retry's
+            # answers are read only for what the previous round asked, and carried on in the state; a
+            # first request's are read, and carried on only when the handler asks for them (Context._ask).
+            if "requestState" not in params:
+                round_.responses = {key: value for key, value in responses.items() if type(value) is dict}
+            elif asked:
+                asked = frozenset(asked)
+                round_.responses = {
+                    key: value for key, value in responses.items() if key in asked and type(value) is dict
+                }
+                round_.answers.update(round_.responses)
         return round_
 
     def __call__(self, params: dict[str, Any]) -> Any:

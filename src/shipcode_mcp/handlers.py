@@ -12,8 +12,15 @@ from collections.abc import Callable
 from .context import Context
 from .errors import HANDLER_FAULTS, ToolError
 from .jsontext import dumps
-from .results import error_result, tool_result
-from .schema import FlatShape, compile_output_check, compile_validator, infer_input_schema
+from .results import declares_content, error_result, tool_result
+from .schema import (
+    FlatShape,
+    NeedsPydantic,
+    compile_output_check,
+    compile_validator,
+    infer_input_schema,
+    schema_for_hint,
+)
 from .session import ASYNC, INLINE, THREAD, Deferred
 
 TYPE_CHECKING = False
@@ -50,6 +57,41 @@ def context_parameter(func: Callable[..., Any]) -> str | None:
     return None
 
 
+def load_typed(what: str, reason: BaseException) -> Any:
+    """:mod:`shipcode_mcp.typed`, for ``what`` (a tool) that needs it for ``reason``; a TypeError
+    saying how to install pydantic when it is missing."""
+    try:
+        from . import typed
+    except ImportError as error:
+        if not (error.name or "").startswith("pydantic"):
+            raise
+        raise TypeError(f'{what}: {reason}; that needs pydantic: pip install "shipcode-mcp[pydantic]"') from None
+    return typed
+
+
+def needs_structured_output(func: Callable[..., Any]) -> bool:
+    """Whether a native tool's return annotation turns structured output on by itself: when it is a
+    type the plain inference has no schema for (a model, a ``TypedDict``, a dataclass,
+    ``list[Model]``...), other than content blocks and classes without fields."""
+    hint = getattr(func, "__annotations__", {}).get("return")
+    if hint is None:
+        return False
+    if isinstance(hint, str):
+        import typing
+
+        try:
+            hint = typing.get_type_hints(func, include_extras=True).get("return")
+        except NameError:  # a name only type checkers see: as before, no structured output
+            return False
+    try:
+        schema_for_hint(hint)
+    except NeedsPydantic:
+        if declares_content(hint):
+            return False
+        return not isinstance(hint, type) or bool(getattr(hint, "__annotations__", None))
+    return False
+
+
 def progress_token(params: dict[str, Any] | None) -> object:
     """``params._meta.progressToken`` when it is a string or an integer, else None."""
     meta = params.get("_meta") if params is not None else None
@@ -61,7 +103,14 @@ def progress_token(params: dict[str, Any] | None) -> object:
 
 
 class Tool:
-    """One tool: its listing, its argument validator and its function."""
+    """One tool: its listing, its argument validator and its function.
+
+    ``strict`` and ``structured_output`` are the options of typed tools (see :mod:`shipcode_mcp.typed`).
+    ``validator`` (a :class:`~shipcode_mcp.typed.Arguments`, or any callable returning the keyword
+    arguments or raising :class:`~shipcode_mcp.schema.InvalidArguments`, with its ``schema``) and
+    ``structured`` (a :class:`~shipcode_mcp.typed.StructuredResult`) are prepared ones, used as given:
+    a framework with rules of its own builds them.
+    """
 
     __slots__ = (
         "name",
@@ -80,6 +129,8 @@ class Tool:
         "plain",
         "deferred",
         "icons",
+        "strict",
+        "structured",
     )
 
     def __init__(
@@ -93,6 +144,11 @@ class Tool:
         annotations: dict[str, Any] | None = None,
         blocking: bool = False,
         icons: list[dict[str, Any]] | None = None,
+        strict: bool = True,
+        structured_output: bool | None = None,
+        *,
+        validator: Any = None,
+        structured: Any = None,
     ) -> None:
         self.func = func
         self.icons = icons
@@ -104,19 +160,50 @@ class Tool:
             raise TypeError(f"tool {self.name!r}: blocking=True is for sync functions; an async one already waits")
         self.blocking = blocking
         self.context_name = context_parameter(func)
-        if input_schema is None:
-            input_schema = infer_input_schema(func, skip=self.context_name)
+        #: Whether arguments are validated without conversion (pydantic's strict mode on the typed path).
+        self.strict = strict
+        validate = validator
+        if validator is not None:
+            input_schema = validator.schema
+        elif input_schema is None:
+            try:
+                if not strict:
+                    raise NeedsPydantic("lax validation (strict=False)")
+                input_schema = infer_input_schema(func, skip=self.context_name)
+            except NeedsPydantic as reason:
+                typed = load_typed(f"tool {self.name!r}", reason)
+                validate = typed.Arguments(func, self.name, self.context_name, strict, text_descriptions=True)
+                input_schema = validate.schema
+        #: The result body of a returned value with structured output (see :mod:`shipcode_mcp.typed`), or None.
+        self.structured = structured
+        if structured is not None:
+            output_schema = structured.output_schema
+        elif output_schema is None and (
+            structured_output or (structured_output is None and needs_structured_output(func))
+        ):
+            typed = load_typed(f"tool {self.name!r}", "structured output")
+            self.structured = typed.StructuredResult.of(func, self.name, structured_output)
+            if self.structured is not None:
+                output_schema = self.structured.output_schema
         self.input_schema = input_schema
         self.output_schema = output_schema
         self.annotations = annotations
-        self.validate = compile_validator(self.input_schema)
+        self.validate = compile_validator(self.input_schema) if validate is None else validate
         #: ``validate`` in the form cheapest to call: a flat shape's bound ``check`` method,
         #: which the interpreter calls inline (the instance is called through ``__call__`` from C).
         self.check_arguments = self.validate.check if type(self.validate) is FlatShape else self.validate
-        self.check_output = None if output_schema is None else compile_output_check(output_schema)
+        self.check_output = None
+        if output_schema is not None and self.structured is None:
+            self.check_output = compile_output_check(output_schema)
         #: True when a call is just ``func(**arguments)`` then :func:`tool_result`: callers
         #: may then call ``func`` themselves (and :meth:`failed` if it raises).
-        self.plain = not self.is_async and not blocking and self.context_name is None and self.check_output is None
+        self.plain = (
+            not self.is_async
+            and not blocking
+            and self.context_name is None
+            and self.check_output is None
+            and self.structured is None
+        )
         #: Whether calls are handed to the session instead of answered at once.
         self.deferred = self.is_async or blocking or self.context_name is not None
 
@@ -173,6 +260,8 @@ class Tool:
 
     def encode(self, value: object) -> bytes:
         """The result body of a value the function returned (checked against the output schema)."""
+        if self.structured is not None:
+            return self.structured(value)
         if self.check_output is None:
             return tool_result(value)
         self.check_output(value)

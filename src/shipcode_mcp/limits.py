@@ -1,7 +1,10 @@
-"""Defaults of the server's limits: the concurrent scheduler's, the resource folders' and HTTP bodies'.
+"""Defaults of the server's limits: the concurrent scheduler's, the resource folders' and HTTP bodies';
+and the rule a number of seconds given for one follows.
 
-Kept apart so the command line can show them without importing what applies them.
+Kept apart so the command line can show them, and check a value, without importing what applies them.
 """
+
+from math import isfinite
 
 #: Handlers in flight at most; at the limit the server stops reading input. A flood of N calls
 #: that each wait W takes at least N * W / limit: 2000 lets 10,000 calls waiting 20 ms finish
@@ -21,3 +24,12 @@ DEFAULT_BODY_SECONDS = 30.0
 DEFAULT_MAX_HEAD_BYTES = 64 * 1024
 #: Seconds an HTTP request head may take to arrive whole, from its first byte (``--head-timeout``).
 DEFAULT_HEAD_SECONDS = 10.0
+
+
+def check_seconds(value: float, name: str, zero: bool = False) -> float:
+    """``value`` when it is a finite number of seconds, more than 0 (or 0 itself when ``zero``); else
+    ValueError naming ``name``: ``inf`` would turn a limit off, ``nan`` compares as nothing."""
+    if type(value) not in (int, float) or not isfinite(value) or value < 0 or (value == 0 and not zero):
+        kind = "a finite number of seconds, 0 or more" if zero else "a finite number of seconds, more than 0"
+        raise ValueError(f"{name} must be {kind}, not {value!r}")
+    return value

@@ -121,11 +121,13 @@ class Round:
 
     ``modern`` tells the era; ``capabilities`` are the client's (from ``initialize`` or from
     this request's ``_meta``); ``log_rank`` is the lowest level sent (None: no log messages);
-    ``responses`` the retry's ``inputResponses``; ``state`` what the previous round's handler
-    passed as ``state``; ``answers`` every answer so far, by key (earlier rounds' included).
+    ``responses`` the ``inputResponses`` (a retry's: those the previous round asked for); ``state``
+    what the previous round's handler passed as ``state``; ``answers`` every answer so far, by key
+    (earlier rounds' included); ``caller`` who is calling (a modern request's ``ctx.auth``), to
+    whom the next round's state is bound.
     """
 
-    __slots__ = ("modern", "capabilities", "log_rank", "responses", "state", "answers", "asked")
+    __slots__ = ("modern", "capabilities", "log_rank", "responses", "state", "answers", "asked", "caller")
 
     def __init__(
         self,
@@ -144,3 +146,4 @@ class Round:
         self.answers = answers if answers is not None else {}
         #: How many times this run of the handler asked (``ctx.elicit`` and the like): default keys.
         self.asked = 0
+        self.caller: Any = None

@@ -2,7 +2,11 @@
 
 The state travels through the client, so it is untrusted input: it is sealed with
 HMAC-SHA256 (:mod:`hmac`) under the app's state key and bound to the request it belongs to
-(method and tool, prompt or uri) and to an expiry. A seal that does not verify is refused.
+(method and tool, prompt or uri), to an expiry and, when the transport authenticated the
+caller, to the caller: such a state is sealed under a key derived from the caller's identity
+(:func:`shipcode_mcp.context.caller_identity`), so it verifies for that caller only. It also
+records the keys the server asked for, so that only their answers are carried on. A seal
+that does not verify is refused, and so is one longer than :data:`MAX_STATE_CHARS`.
 
 The key is ``Server(state_key=...)``, else the environment variable
 ``SHIPCODE_MCP_STATE_KEY``, else random per process: processes that must accept each
@@ -29,6 +33,9 @@ if TYPE_CHECKING:
 STATE_KEY_VARIABLE = "SHIPCODE_MCP_STATE_KEY"
 #: Seconds a sealed state stays valid.
 STATE_LIFETIME = 3600
+#: The longest sealed state, in characters: a longer one is refused as it arrives, and a round
+#: whose state would be longer ends with an error (a state is never cut short).
+MAX_STATE_CHARS = 1 << 20
 
 
 def state_key(configured: str | bytes | None) -> bytes:
@@ -43,39 +50,65 @@ def state_key(configured: str | bytes | None) -> bytes:
     return key
 
 
+class StateTooLarge(ValueError):
+    """A state that would be longer than the seal allows."""
+
+
 class StateSeal:
-    """Seals and opens request states under one key."""
+    """Seals and opens request states under one key.
 
-    __slots__ = ("_key", "lifetime")
+    ``identity`` is who is calling (:func:`~shipcode_mcp.context.caller_identity`), or None when no
+    one was authenticated: then the state key itself seals.
+    """
 
-    def __init__(self, key: bytes, lifetime: float = STATE_LIFETIME) -> None:
+    __slots__ = ("_key", "lifetime", "max_chars")
+
+    def __init__(self, key: bytes, lifetime: float = STATE_LIFETIME, max_chars: int = MAX_STATE_CHARS) -> None:
         self._key = key
         self.lifetime = lifetime
+        self.max_chars = max_chars
 
-    def _mac(self, payload: bytes) -> bytes:
-        return hmac.new(self._key, payload, hashlib.sha256).digest()
+    def _mac(self, payload: bytes, identity: bytes | None) -> bytes:
+        key = self._key if identity is None else hmac.new(self._key, b"caller\0" + identity, hashlib.sha256).digest()
+        return hmac.new(key, payload, hashlib.sha256).digest()
 
-    def seal(self, request: str, value: Any) -> str:
-        """The sealed text of ``value`` for the request ``request`` (method and target)."""
-        payload = dumps({"r": request, "x": int(time.time() + self.lifetime), "v": value})
-        return _b64(payload) + "." + _b64(self._mac(payload))
+    def seal(self, request: str, value: Any, identity: bytes | None = None, asked: list[str] | None = None) -> str:
+        """The sealed text of ``value`` for the request ``request`` (method and target) and the caller ``identity``.
 
-    def open(self, request: str, text: object) -> tuple[bool, Any]:
-        """``(True, value)`` when ``text`` was sealed here for ``request`` and has not expired."""
-        if type(text) is not str or text.count(".") != 1:
-            return False, None
+        ``asked`` are the keys of the questions this round asks. :class:`StateTooLarge` when the
+        text would be longer than ``max_chars``.
+        """
+        content: dict[str, Any] = {"r": request, "x": int(time.time() + self.lifetime)}
+        if asked is not None:
+            content["q"] = asked
+        content["v"] = value
+        payload = dumps(content)
+        size = (4 * len(payload) + 2) // 3 + 44  # the Base64 text of the payload, a dot, the MAC's
+        if size > self.max_chars:
+            raise StateTooLarge(f"Request state too large: {size} characters, the limit is {self.max_chars}")
+        return _b64(payload) + "." + _b64(self._mac(payload, identity))
+
+    def open(self, request: str, text: object, identity: bytes | None = None) -> tuple[bool, Any]:
+        """``(True, value)`` when ``text`` was sealed here for ``request`` and ``identity`` and has not expired."""
+        content = self.unseal(request, text, identity)
+        return (False, None) if content is None else (True, content.get("v"))
+
+    def unseal(self, request: str, text: object, identity: bytes | None = None) -> dict[str, Any] | None:
+        """Everything sealed in ``text`` (the value ``v``, the keys asked ``q``), or None when it does not open."""
+        if type(text) is not str or len(text) > self.max_chars or text.count(".") != 1:
+            return None
         payload_text, mac_text = text.split(".")
         try:
             payload = _unb64(payload_text)
             mac = _unb64(mac_text)
         except ValueError:
-            return False, None
-        if not hmac.compare_digest(mac, self._mac(payload)):
-            return False, None
+            return None
+        if not hmac.compare_digest(mac, self._mac(payload, identity)):
+            return None
         content = loads(payload)
         if content.get("r") != request or not content.get("x", 0) >= time.time():
-            return False, None
-        return True, content.get("v")
+            return None
+        return content
 
 
 def _b64(data: bytes) -> str:

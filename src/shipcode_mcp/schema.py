@@ -47,7 +47,23 @@ _HINT_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", 
 
 
 class InvalidArguments(ValueError):
-    """The arguments of a tool call do not match the tool's input schema."""
+    """The arguments of a tool call do not match the tool's input schema.
+
+    Raised bare by the checks of this module (the tool answers ``Invalid arguments for <tool>``);
+    with one argument, the whole text of the ``isError`` result (see :mod:`shipcode_mcp.typed`).
+    """
+
+
+class NeedsPydantic(TypeError):
+    """A hint or default that this module has no schema for, but pydantic may: a class, a
+    ``Field``, a constraint (see :mod:`shipcode_mcp.typed`)."""
+
+
+def is_pydantic_metadata(item: object) -> bool:
+    """Whether ``item`` (an ``Annotated`` extra or a default) is a pydantic ``Field`` or a
+    constraint only pydantic reads (``annotated_types.Ge(1)``, ``pydantic.StringConstraints``)."""
+    module = type(item).__module__
+    return module.startswith(("pydantic.", "annotated_types")) or module == "pydantic"
 
 
 def schema_for_hint(hint: Any) -> dict[str, Any]:
@@ -78,12 +94,14 @@ def schema_for_hint(hint: Any) -> dict[str, Any]:
     if origin is typing.Literal:
         return {"enum": list(args)}
     if origin is typing.Annotated:
+        if any(is_pydantic_metadata(item) for item in args[1:]):
+            raise NeedsPydantic(f"the type hint {hint!r} has constraints or a Field")
         schema = schema_for_hint(args[0])
         descriptions = [item for item in args[1:] if isinstance(item, str)]
         if descriptions:
             schema["description"] = descriptions[0]
         return schema
-    raise TypeError(f"cannot infer a JSON Schema from the type hint {hint!r}")
+    raise NeedsPydantic(f"cannot infer a JSON Schema from the type hint {hint!r}")
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -143,7 +161,8 @@ def parameter_defaults(func: Callable[..., Any]) -> dict[str, Any]:
 def infer_input_schema(func: Callable[..., Any], skip: str | None = None) -> dict[str, Any]:
     """Build the object schema of a function's keyword parameters from its type hints.
 
-    ``skip`` names a parameter that is not an argument (the ``Context`` one).
+    ``skip`` names a parameter that is not an argument (the ``Context`` one). A hint or default
+    only pydantic understands raises :class:`NeedsPydantic`.
     """
     parameters = parameter_names(func)
     hints = {name: hint for name, hint in getattr(func, "__annotations__", {}).items() if name != skip}
@@ -161,6 +180,8 @@ def infer_input_schema(func: Callable[..., Any], skip: str | None = None) -> dic
         prop = schema_for_hint(hints[name]) if name in hints else {}
         if name in defaults:
             default = defaults[name]
+            if is_pydantic_metadata(default):
+                raise NeedsPydantic(f"the default of {name!r} is a pydantic Field")
             if default is None:
                 prop = _nullable(prop)
             if default is None or isinstance(default, (str, int, float, bool)):
@@ -243,13 +264,9 @@ class _IntegralFloat(float):
         return False
 
 
-def _mark_integral_floats(arguments: dict[str, Any]) -> list[tuple[Any, Any, float]]:
-    """Walk the arguments (iteratively: they may nest 1000 levels deep) before a schema check.
-
-    A number that overflows a double makes them invalid. Floats with an integral value are
-    replaced in place by :class:`_IntegralFloat`, so that ``2.0`` fails ``"type": "integer"``
-    as it does for flat shapes; the spots are returned for :func:`_restore`.
-    """
+def floats(arguments: dict[str, Any]) -> list[tuple[Any, Any, float]]:
+    """``(container, key, value)`` of each float in the arguments, walked iteratively (they may
+    nest 1000 levels deep)."""
     found = []
     stack: list[Any] = [arguments]
     while stack:
@@ -257,12 +274,26 @@ def _mark_integral_floats(arguments: dict[str, Any]) -> list[tuple[Any, Any, flo
         for key, value in container.items() if type(container) is dict else enumerate(container):
             kind = type(value)
             if kind is float:
-                if not math.isfinite(value):
-                    raise InvalidArguments
-                if value.is_integer():
-                    found.append((container, key, value))
+                found.append((container, key, value))
             elif kind is dict or kind is list:
                 stack.append(value)
+    return found
+
+
+def _mark_integral_floats(arguments: dict[str, Any]) -> list[tuple[Any, Any, float]]:
+    """Prepare the arguments for a schema check.
+
+    A number that overflows a double makes them invalid. Floats with an integral value are
+    replaced in place by :class:`_IntegralFloat`, so that ``2.0`` fails ``"type": "integer"``
+    as it does for flat shapes; the spots are returned for :func:`_restore`.
+    """
+    found = []
+    for spot in floats(arguments):
+        value = spot[2]
+        if not math.isfinite(value):
+            raise InvalidArguments
+        if value.is_integer():
+            found.append(spot)
     for container, key, value in found:
         container[key] = _IntegralFloat(value)
     return found

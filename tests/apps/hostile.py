@@ -1,8 +1,9 @@
 """An app for the hostile HTTP tests: a plain tool, one that reports progress then waits until it is
 cancelled, and one that says how many of those were cancelled.
 
-``short_sessions()`` builds its HTTP app with legacy sessions that end after 0.2 s idle (served with
-``uvicorn --factory``).
+``short_sessions()`` builds its HTTP app with legacy sessions that end after 0.2 s idle, ``bearer()`` one
+that wants a bearer token (``verify`` raises on any token but ``good``); both are served with
+``uvicorn --factory``.
 """
 
 from __future__ import annotations
@@ -42,3 +43,14 @@ def cancelled() -> int:
 
 def short_sessions():  # -> the ASGI app
     return app.http_app(session_idle_seconds=0.2)
+
+
+def verify(token: str):
+    """As ``jwt.decode`` does: who the token names, or an exception for any token it cannot read."""
+    if token == "good":
+        return {"sub": "ada"}
+    raise ValueError("Not enough segments")
+
+
+def bearer():  # -> the ASGI app
+    return app.http_app(auth=verify, scopes=["notes"])

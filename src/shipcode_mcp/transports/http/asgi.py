@@ -25,6 +25,7 @@ from ...limits import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_HEAD_BYTES,
     DEFAULT_WORKERS,
+    check_seconds,
 )
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -38,14 +39,22 @@ from ...protocol import (
 )
 from ..workers import WorkerPool
 from . import replies
-from .auth import WELL_KNOWN, BearerAuth
+from .auth import WELL_KNOWN, BearerAuth, bearer_token
 from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
 from .exchange import ANSWER, END, LINE, Gate
 from .guard import REFUSALS, Guard, accepts, post_verdict
 from .headers import RequestHeaders, check_request, mismatch
 from .posts import INVALID, REQUEST, Post
 from .served import Served
-from .sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECONDS, SessionTable
+from .sessions import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    DEFAULT_SESSION_IDLE_SECONDS,
+    DEFAULT_UNCONFIRMED_IDLE_SECONDS,
+    NoRoom,
+    SessionTable,
+    client_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,37 +91,46 @@ class McpHttpApp:
         scopes: list[str] | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS,
+        max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        unconfirmed_idle_seconds: float = DEFAULT_UNCONFIRMED_IDLE_SECONDS,
         max_concurrency: int | None = None,
         workers: int | None = None,
         body_timeout: float = DEFAULT_BODY_SECONDS,
+        public_url: str | None = None,
         max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
         head_timeout: float = DEFAULT_HEAD_SECONDS,
     ) -> None:
-        if not path.startswith("/"):
+        if type(path) is not str or not path.startswith("/"):
             raise ValueError("path must start with /")
-        if max_head_bytes < 1:
-            raise ValueError("max_head_bytes must be at least 1")
-        if not 0 < head_timeout < float("inf"):
-            raise ValueError("head_timeout must be a positive number of seconds")
-        #: The request heads' limits, for the server's protocol (``--http`` serves with them).
-        self.max_head_bytes = max_head_bytes
-        self.head_timeout = head_timeout
         self.app = app
         self.path = path
-        self.guard = Guard(allowed_hosts, allowed_origins)
-        self.max = max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
-        if self.max < 1:
-            raise ValueError("max_message_bytes must be at least 1")
+        self.guard = Guard(allowed_hosts, allowed_origins, public_url)
+        self.max = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
+        self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
+        self.workers = DEFAULT_WORKERS if workers is None else workers
+        #: The request heads' limits, for the server's protocol (``--http`` serves with them).
+        self.max_head_bytes = max_head_bytes
+        self.head_timeout = check_seconds(head_timeout, "head_timeout")
+        counts = (
+            ("max_message_bytes", self.max),
+            ("max_concurrency", self.max_concurrency),
+            ("workers", self.workers),
+            ("max_head_bytes", max_head_bytes),
+        )
+        for name, value in counts:
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{name} must be a whole number, at least 1, not {value!r}")
         self.deadlines = BodyDeadlines(body_timeout)
         self.auth = None
         if auth is not None:
             self.auth = BearerAuth(auth, resource, authorization_servers, scopes)
-        self.max_concurrency = max_concurrency or DEFAULT_MAX_CONCURRENCY
-        self.workers = workers or DEFAULT_WORKERS
-        for name, value in (("max_concurrency", self.max_concurrency), ("workers", self.workers)):
-            if value < 1:
-                raise ValueError(f"{name} must be at least 1")
-        self.sessions = SessionTable(self._legacy_catalogue, max_sessions, session_idle_seconds)
+        self.sessions = SessionTable(
+            self._legacy_catalogue,
+            max_sessions,
+            session_idle_seconds,
+            max_sessions_per_client,
+            unconfirmed_idle_seconds,
+        )
         self.versions = app.protocol_versions
         self.legacy = any(version in LEGACY_VERSIONS for version in self.versions)
         self.modern_spoken = not all(version in LEGACY_VERSIONS for version in self.versions)
@@ -170,9 +188,18 @@ class McpHttpApp:
         if root and route.startswith(root):
             route = route[len(root) :]
         headers = RequestHeaders(scope["headers"])
+        if headers.repeated is not None:
+            repeated = headers.repeated_once_only()
+            if repeated is not None:
+                await replies.refuse(
+                    send, 400, INVALID_REQUEST, f"Bad Request: {repeated} header appears more than once"
+                )
+                return
         first = headers.first
         server = scope.get("server")
-        refused = self.guard.refusal(first.get(b"host"), first.get(b"origin"), server[0] if server else None)
+        refused = self.guard.refusal(
+            first.get(b"host"), first.get(b"origin"), server[0] if server else None, scope.get("scheme", "http")
+        )
         if refused:
             await replies.refuse(send, refused, INVALID_REQUEST, REFUSALS[refused])
             return
@@ -183,9 +210,10 @@ class McpHttpApp:
                 await self.resource_metadata(scope, send, headers, root)
                 return
             if route == self.path:
-                caller = await self.auth.caller(headers.get(b"authorization"))
+                bearer = bearer_token(headers.get(b"authorization"))
+                caller = await self.auth.caller(bearer)
                 if caller is None:
-                    await self.unauthorized(scope, send, headers, root)
+                    await self.unauthorized(scope, send, headers, root, bearer is not None)
                     return
                 token = context.CALLER.set(caller)
         if route != self.path:
@@ -194,7 +222,7 @@ class McpHttpApp:
         try:
             method = scope["method"]
             if method == "POST":
-                await self.post(receive, send, headers, caller)
+                await self.post(receive, send, headers, caller, scope)
             elif method in ("GET", "DELETE") and self.legacy and b"mcp-session-id" in first:
                 await (self.get if method == "GET" else self.delete)(receive, send, headers, caller)
             else:
@@ -205,33 +233,36 @@ class McpHttpApp:
                 context.CALLER.reset(token)
 
     async def unauthorized(
-        self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str
+        self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str, presented: bool
     ) -> None:
-        """401, with where to get a token."""
+        """401, with where to get a token (and ``error="invalid_token"`` when one was ``presented``)."""
         base = self.base_url(scope, headers)
         await replies.refuse(
             send,
             401,
             INVALID_REQUEST,
             "Unauthorized: a valid bearer token is required",
-            [(b"www-authenticate", self.auth.challenge(base, root + self.path))],
+            [(b"www-authenticate", self.auth.challenge(base, root + self.path, presented))],
         )
 
     def base_url(self, scope: dict[str, Any], headers: RequestHeaders) -> str:
-        server = scope.get("server") or ("localhost", 80)
-        host = headers.get(b"host") or f"{server[0]}:{server[1]}"
-        return f"{scope.get('scheme', 'http')}://{host}"
+        """The server's own origin: the public URL, else the request's scheme and (validated) Host."""
+        return self.guard.own_origin(scope.get("scheme", "http"), headers.first.get(b"host"), scope.get("server"))
 
     async def resource_metadata(
         self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str
     ) -> None:
-        base = self.base_url(scope, headers)
-        await replies.reply(send, 200, self.auth.metadata(base, root + self.path))
+        await replies.reply(send, 200, self.auth.metadata(self.base_url(scope, headers), root + self.path))
 
     # -- POST ------------------------------------------------------------------------------------
 
     async def post(
-        self, receive: Callable[[], Any], send: Callable[..., Any], headers: RequestHeaders, caller: Any
+        self,
+        receive: Callable[[], Any],
+        send: Callable[..., Any],
+        headers: RequestHeaders,
+        caller: Any,
+        scope: dict[str, Any],
     ) -> None:
         first = headers.first
         refused, json_ok, stream_ok = post_verdict(
@@ -265,9 +296,11 @@ class McpHttpApp:
             answer = shared.judge(body) if post.message is not None or body.strip() else b""
             await replies.reply(send, 400, answer or PARSE_ERROR_LINE)
             return
-        version = headers.get(b"mcp-protocol-version")
-        if version is not None:
-            version = version.strip(" \t")
+        try:
+            version = headers.one(b"mcp-protocol-version", "MCP-Protocol-Version")
+        except RpcError as error:
+            await replies.reply(send, 400, RESPONSE_HEAD + post.rid + error.tail)
+            return
         modern = self.modern_spoken and (not self.legacy or (version is not None and version not in LEGACY_VERSIONS))
         negotiating = post.method == "initialize" and not modern
         if version is not None and version not in self.versions and not negotiating:
@@ -280,7 +313,7 @@ class McpHttpApp:
         elif modern:
             await self.modern_post(post)
         else:
-            await self.legacy_post(post)
+            await self.legacy_post(post, scope)
 
     def at_once(
         self, shared: Served, first: dict[bytes, bytes], body: bytes, caller: Any
@@ -351,13 +384,14 @@ class McpHttpApp:
             self.listening -= 1
             served.end()
 
-    async def legacy_post(self, post: Post) -> None:
+    async def legacy_post(self, post: Post, scope: dict[str, Any]) -> None:
         session_id = post.headers.get(b"mcp-session-id")
         opening = post.method == "initialize" and session_id is None
         if opening:
-            session = self.sessions.open(post.caller)
-            if session is None:
-                await replies.refuse(post.send, 503, INTERNAL_ERROR, "Service Unavailable: too many open sessions")
+            try:
+                session = self.sessions.open(post.caller, client_of(post.caller, scope.get("client")))
+            except NoRoom as full:
+                await self.no_room(post.send, full)
                 return
         elif session_id is None:
             await replies.refuse(post.send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is missing")
@@ -383,7 +417,17 @@ class McpHttpApp:
                 await self.deliver(post, exchange, answer, False, extra)
         finally:
             session.busy -= 1
-            session.touch()
+            if not opening:  # an initialize alone leaves the session unconfirmed
+                session.touch()
+
+    async def no_room(self, send: Callable[..., Any], full: NoRoom) -> None:
+        """The answer to an ``initialize`` for which no session can be opened."""
+        if full.per_client:
+            limit = self.sessions.per_client
+            message = f"Too Many Requests: this client's {limit} sessions are all in use"
+            await replies.refuse(send, 429, INVALID_REQUEST, message)
+        else:
+            await replies.refuse(send, 503, INTERNAL_ERROR, "Service Unavailable: too many open sessions")
 
     # -- answers -----------------------------------------------------------------------------------
 

