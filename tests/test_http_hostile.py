@@ -1,9 +1,9 @@
 """Hostile clients of a real ``shipcode-mcp --http`` server on loopback: each gets its documented
 answer (docs/http.md, "Hostile clients"), and the server still serves afterwards.
 
-One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5``)
-is shared by the tests here (those that fill its session table start their own); every test ends by
-checking it still answers a call exactly. Clients
+One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5
+--head-timeout 1``) is shared by the tests here (those that fill its session table start their own); every
+test ends by checking it still answers a call exactly. Clients
 speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
 bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
 """
@@ -11,6 +11,7 @@ bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
 from __future__ import annotations
 
 import http.client
+import os
 import signal
 import socket
 import time
@@ -29,6 +30,7 @@ APP = str(Path(__file__).parent / "apps" / "hostile.py")
 LIMIT = 30  # seconds any one step may take: a guard, never a schedule
 MAX_BYTES = 4096
 BODY_SECONDS = "0.5"
+HEAD_SECONDS = "1"
 FLOOD = 200
 #: Peak resident memory of the server under the flood (docs/http.md says so).
 FLOOD_RSS_BOUND = 64 * 1024 * 1024
@@ -117,7 +119,16 @@ def servers() -> Iterator[Callable[[str], HttpServer]]:
     def server(engine_name: str) -> HttpServer:
         if engine_name not in started:
             started[engine_name] = HttpServer(
-                engine_name, "--max-message-bytes", str(MAX_BYTES), "--body-timeout", BODY_SECONDS, app=APP
+                engine_name,
+                *(
+                    "--max-message-bytes",
+                    str(MAX_BYTES),
+                    "--body-timeout",
+                    BODY_SECONDS,
+                    "--head-timeout",
+                    HEAD_SECONDS,
+                ),
+                app=APP,
             )
         return started[engine_name]
 
@@ -139,6 +150,188 @@ def still_serving(served: HttpServer, headers: dict[str, str]) -> None:
         OPENED.pop().close()
     assert served.process.poll() is None, "the server stopped"
     assert served.post(echo_body("still here", rid=7), headers)[::2] == (200, echo_answer("still here", rid=7))
+
+
+# -- request heads ---------------------------------------------------------------------------------------
+
+#: The largest request head served by default (docs/http.md), and the most header fields.
+MAX_HEAD_BYTES = 64 * 1024
+MAX_FIELDS = 100
+HEAD_TOO_LARGE = json_answer(
+    431, refusal(-32600, f"Request Header Fields Too Large: the limit is {MAX_HEAD_BYTES} bytes")
+)
+TOO_MANY_FIELDS = json_answer(431, refusal(-32600, f"Request Header Fields Too Large: at most {MAX_FIELDS} fields"))
+HEAD_TOO_LATE = json_answer(
+    408, refusal(-32600, f"Request Timeout: the request head did not arrive within {HEAD_SECONDS} s")
+)
+#: How much a 74 MiB head may move the server's resident memory, and the server's CPU time for it.
+HEAD_RSS_BOUND = 4 * 1024 * 1024
+HEAD_CPU_BOUND = 0.25
+
+
+def padded_head(size: int, body: bytes) -> bytes:
+    """A request for ``body`` whose head (request line to blank line) is ``size`` bytes long."""
+    head = request_head({**MODERN, "content-length": str(len(body)), "x-pad": ""})
+    return request_head({**MODERN, "content-length": str(len(body)), "x-pad": "p" * (size - len(head))}) + body
+
+
+@pytest.mark.parametrize(("size", "expected"), [(MAX_HEAD_BYTES, "served"), (MAX_HEAD_BYTES + 1, "refused")])
+def test_a_head_is_served_up_to_its_limit(server: HttpServer, size: int, expected: str) -> None:
+    sent = padded_head(size, echo_body("padded"))
+    assert sent.index(b"\r\n\r\n") + 4 == size
+    client = Client(server).send(sent)
+    answer = (client.response(), client.closed_by_server())
+    assert answer == (
+        (json_answer(200, echo_answer("padded")), False) if expected == "served" else (HEAD_TOO_LARGE, True)
+    )
+
+
+def process_usage(server: HttpServer) -> tuple[int, float]:
+    """The server's resident memory (bytes) and CPU time (seconds) so far, from /proc."""
+    rss = int(Path(f"/proc/{server.process.pid}/status").read_text().split("VmRSS:")[1].split()[0]) * 1024
+    ticks = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13]
+    return rss, sum(map(int, ticks)) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_74_mib_head_is_refused_in_bounded_memory_and_time(server: HttpServer) -> None:
+    rss, cpu = process_usage(server)
+    client = Client(server).send(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\nx-big: ")
+    piece = b"a" * 65536
+    try:
+        for _ in range(74 * 16):  # 74 MiB, unless the server closes first
+            client.send(piece)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    answer = client.response()
+    more_rss, more_cpu = process_usage(server)
+    assert answer == HEAD_TOO_LARGE
+    assert (more_rss - rss < HEAD_RSS_BOUND, more_cpu - cpu < HEAD_CPU_BOUND) == (True, True), (
+        more_rss - rss,
+        more_cpu - cpu,
+    )
+
+
+def test_every_head_of_a_connection_is_bounded(server: HttpServer) -> None:
+    client = Client(server).send(request(echo_body("first"), MODERN))
+    first = client.response()
+    client.send(padded_head(MAX_HEAD_BYTES + 1, echo_body("second")))
+    assert [first, client.response(), client.closed_by_server()] == [
+        json_answer(200, echo_answer("first")),
+        HEAD_TOO_LARGE,
+        True,
+    ]
+
+
+def test_a_head_arriving_in_many_reads_is_counted_across_them(server: HttpServer) -> None:
+    client = Client(server).send(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
+    try:
+        for _ in range(MAX_HEAD_BYTES // 1024 + 1):
+            client.send(b"x-piece: " + b"a" * 1013 + b"\r\n")  # 1 KiB a field, each read apart
+            time.sleep(0.002)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    assert (client.response(), client.closed_by_server()) == (HEAD_TOO_LARGE, True)
+
+
+@pytest.mark.parametrize(("fields", "expected"), [(MAX_FIELDS, "served"), (MAX_FIELDS + 1, "refused")])
+def test_a_head_may_have_a_hundred_fields(server: HttpServer, fields: int, expected: str) -> None:
+    body = echo_body("fields")
+    given = {**MODERN, "content-length": str(len(body))}
+    extra = {f"x-field-{number}": "1" for number in range(fields - len(given))}
+    client = Client(server).send(request_head({**given, **extra}) + body)
+    answer = (client.response(), client.closed_by_server())
+    assert answer == (
+        (json_answer(200, echo_answer("fields")), False) if expected == "served" else (TOO_MANY_FIELDS, True)
+    )
+
+
+def seconds_until_closed(client: Client) -> tuple[float, bytes]:
+    """How long the server takes to close the connection from now, and what it sent before."""
+    start = time.monotonic()
+    received = b""
+    while more := client.socket.recv(65536):
+        received += more
+    return time.monotonic() - start, received
+
+
+def answer_bytes(status: int, reason: str, answer: tuple[int, str, bytes]) -> bytes:
+    """A whole refusal as sent before a connection closes, its Date field left out."""
+    fields = f"content-type: {answer[1]}\r\ncontent-length: {len(answer[2])}\r\nconnection: close\r\n\r\n"
+    return f"HTTP/1.1 {status} {reason}\r\n{fields}".encode() + answer[2]
+
+
+def without_date(response: bytes) -> bytes:
+    head, _, body = response.partition(b"\r\n\r\n")
+    return b"\r\n".join(line for line in head.split(b"\r\n") if not line.startswith(b"date: ")) + b"\r\n\r\n" + body
+
+
+def test_a_head_that_stops_coming_is_refused_at_the_head_timeout(server: HttpServer) -> None:
+    client = Client(server).send(request_head(MODERN)[:40])
+    took, received = seconds_until_closed(client)
+    assert without_date(received) == answer_bytes(408, "Request Timeout", HEAD_TOO_LATE)
+    assert float(HEAD_SECONDS) <= took + 0.05 < LIMIT  # the clock looks 4 times per timeout: at most 1.25 of it
+
+
+def test_a_head_sent_a_byte_at_a_time_is_refused_at_the_head_timeout(server: HttpServer) -> None:
+    client = Client(server)
+    start = time.monotonic()
+    client.socket.settimeout(0.1)
+    received = b""
+    for byte in request_head(MODERN):  # a byte every 0.1 s: each well within the timeout, the head never
+        try:
+            client.socket.sendall(bytes([byte]))
+            received = client.socket.recv(65536)
+        except TimeoutError:
+            continue
+        break
+    client.socket.settimeout(LIMIT)
+    received += seconds_until_closed(client)[1]
+    took = time.monotonic() - start
+    assert without_date(received) == answer_bytes(408, "Request Timeout", HEAD_TOO_LATE)
+    assert float(HEAD_SECONDS) <= took + 0.05 < LIMIT
+
+
+def test_a_connection_that_sends_nothing_is_closed_at_the_head_timeout(server: HttpServer) -> None:
+    took, received = seconds_until_closed(Client(server))
+    assert (received, float(HEAD_SECONDS) <= took + 0.05 < LIMIT) == (b"", True)
+
+
+@pytest.mark.parametrize(
+    ("target", "host", "expected"),
+    [
+        (
+            "http://evil.example/mcp",
+            "localhost",
+            json_answer(421, refusal(-32600, "Misdirected Request: Host not allowed")),
+        ),
+        ("http://localhost/mcp", "evil.example", json_answer(200, echo_answer("absolute"))),
+        ("http://localhost:1/mcp?x=1", "evil.example", json_answer(200, echo_answer("absolute"))),
+    ],
+)
+def test_an_absolute_form_target_is_judged_by_its_authority(
+    server: HttpServer, target: str, host: str, expected: tuple
+) -> None:
+    sent = request(echo_body("absolute"), {**MODERN, "host": host}, path=target)
+    assert Client(server).send(sent).response() == expected
+
+
+def test_a_head_is_bounded_in_every_process(engine_name: str) -> None:
+    server = HttpServer(
+        engine_name, "--processes", "2", "--max-head-bytes", "1024", "--head-timeout", HEAD_SECONDS, app=APP
+    )
+    try:
+        refused = json_answer(431, refusal(-32600, "Request Header Fields Too Large: the limit is 1024 bytes"))
+        answers = [Client(server).send(padded_head(1024 + extra, echo_body("p"))).response() for extra in (0, 1)]
+        assert answers == [json_answer(200, echo_answer("p")), refused]
+        took, received = seconds_until_closed(Client(server).send(request_head(MODERN)[:40]))
+        assert (without_date(received), float(HEAD_SECONDS) <= took + 0.05 < LIMIT) == (
+            answer_bytes(408, "Request Timeout", HEAD_TOO_LATE),
+            True,
+        )
+    finally:
+        while OPENED:
+            OPENED.pop().close()
+        assert server.stop() == 0
 
 
 # -- bodies ------------------------------------------------------------------------------------------
@@ -421,6 +614,61 @@ def test_a_legacy_stream_whose_client_vanishes_can_be_opened_again(server: HttpS
             break
         time.sleep(0.05)
     assert reopened.status == 200
+
+
+# -- what is accepted -----------------------------------------------------------------------------------
+
+
+def test_a_client_that_accepts_only_event_streams_gets_one_for_an_answer_ready_at_once(server: HttpServer) -> None:
+    modern = Client(server).send(request(echo_body("streamed"), {**MODERN, "accept": "text/event-stream"}))
+    session_id = open_session(server)
+    legacy = Client(server).send(request(PING, {**LEGACY, "accept": "text/event-stream", "mcp-session-id": session_id}))
+    assert [modern.response(), legacy.response()] == [
+        (200, "text/event-stream", b"event: message\ndata: " + echo_answer("streamed") + b"\n"),
+        (200, "text/event-stream", b'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{}}\n\n'),
+    ]
+
+
+# -- stopping ---------------------------------------------------------------------------------------------
+
+STOPPED = (
+    b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"Server shutting down: the request was cancelled"}}\n'
+)
+
+
+def test_calls_running_when_the_server_stops_are_answered_with_an_error(engine_name: str) -> None:
+    server = HttpServer(engine_name, app=APP)
+    drip = {**MODERN, "mcp-name": "drip"}
+    progress = {**META, "progressToken": "p"}
+    clients = [
+        Client(server).send(request(modern_body("tools/call", {"name": "drip"}, rid=1), drip)),
+        Client(server).send(request(modern_body("tools/call", {"name": "drip"}, rid=2, meta=progress), drip)),
+        Client(server).send(
+            request(modern_body("tools/call", {"name": "drip"}, rid=3), {**drip, "accept": "text/event-stream"})
+        ),
+    ]
+    try:
+        streaming = http.client.HTTPResponse(clients[1].socket)
+        streaming.begin()
+        first = streaming.read1(65536)  # the progress event: every call is running
+        server.process.send_signal(signal.SIGTERM)
+        answers = [clients[0].response(), first + streaming.read(), clients[2].response()]
+        assert (server.process.wait(LIMIT), server.process.stderr.read()) == (
+            0,
+            b"ERROR:    Cancel 3 running task(s), timeout graceful shutdown exceeded\n",
+        )
+    finally:
+        while OPENED:
+            OPENED.pop().close()
+        server.stop()
+    notice = (
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}'
+    )
+    assert answers == [
+        json_answer(200, STOPPED % 1),
+        b"event: message\ndata: " + notice + b"\n\nevent: message\ndata: " + STOPPED % 2 + b"\n",
+        (200, "text/event-stream", b"event: message\ndata: " + STOPPED % 3 + b"\n"),
+    ]
 
 
 # -- headers that are not what they claim ------------------------------------------------------------

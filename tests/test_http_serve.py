@@ -139,6 +139,8 @@ def test_without_uvicorn_http_is_a_clear_error(engine_name: str, tmp_path: Path)
         ["--allowed-origins", "http://a"],
         ["--body-timeout", "5"],
         ["--public-url", "https://mcp.example"],
+        ["--max-head-bytes", "1024"],
+        ["--head-timeout", "5"],
     ],
 )
 def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
@@ -151,8 +153,8 @@ def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     )
     assert (done.returncode, done.stderr) == (
         2,
-        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url and --body-timeout "
-        b"need --http\n",
+        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url, --body-timeout, "
+        b"--max-head-bytes and --head-timeout need --http\n",
     )
 
 
@@ -169,3 +171,52 @@ def test_a_bad_address_is_a_usage_error(engine_name: str, address: str) -> None:
         2,
         f"shipcode-mcp: error: argument --http: invalid [HOST:]PORT value: '{address}'\n".encode(),
     )
+
+
+@pytest.mark.parametrize("processes", [[], ["--processes", "2"]])
+@pytest.mark.parametrize(
+    ("option", "value", "kind"),
+    [
+        ("--max-head-bytes", "0", "positive integer"),
+        ("--max-head-bytes", "-1", "positive integer"),
+        ("--max-head-bytes", "64k", "positive integer"),
+        ("--head-timeout", "0", "finite positive number of seconds"),
+        ("--head-timeout", "-1", "finite positive number of seconds"),
+        ("--head-timeout", "inf", "finite positive number of seconds"),
+        ("--head-timeout", "nan", "finite positive number of seconds"),
+    ],
+)
+def test_a_bad_head_limit_is_a_usage_error(
+    engine_name: str, processes: list[str], option: str, value: str, kind: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "shipcode_mcp", "--http", "8000", *processes, option, value],
+        capture_output=True,
+        env=engine_env(engine_name),
+        timeout=60,
+        check=False,
+    )
+    last = done.stderr.splitlines()[-1]
+    assert (done.returncode, last) == (
+        2,
+        f"shipcode-mcp: error: argument {option}: invalid {kind} value: '{value}'".encode(),
+    )
+
+
+def test_the_protocol_and_its_head_limits_reach_spawned_processes() -> None:
+    import pickle
+
+    from shipcode_mcp.transports.http import serve
+    from shipcode_mcp.transports.http.connection import HttpConnection
+
+    made = pickle.loads(pickle.dumps(serve.protocol(1024, 2.5)["http"]))
+    assert (made.func, made.args, made.keywords) == (HttpConnection, (), {"max_head_bytes": 1024, "head_timeout": 2.5})
+
+
+def test_without_httptools_h11_bounds_heads_by_its_own_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shipcode_mcp.transports.http import serve
+
+    monkeypatch.setitem(sys.modules, "httptools", None)  # an import of it fails
+    for module in ("shipcode_mcp.transports.http.connection", "uvicorn.protocols.http.httptools_impl"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert serve.protocol(1024, 2.5) == {"http": "h11", "h11_max_incomplete_event_size": 1024}

@@ -137,6 +137,8 @@ class Options:
         self.allowed_origins: list[str] | None = None
         self.body_timeout: float | None = None
         self.public_url: str | None = None
+        self.max_head_bytes: int | None = None
+        self.head_timeout: float | None = None
 
 
 def parse_command_line(argv: Sequence[str]) -> Options:
@@ -171,7 +173,9 @@ def build_parser():  # -> argparse.ArgumentParser
     from .limits import (
         DEFAULT_BODY_SECONDS,
         DEFAULT_EOF_GRACE,
+        DEFAULT_HEAD_SECONDS,
         DEFAULT_MAX_CONCURRENCY,
+        DEFAULT_MAX_HEAD_BYTES,
         DEFAULT_MAX_RESOURCE_BYTES,
         DEFAULT_WORKERS,
     )
@@ -336,6 +340,25 @@ def build_parser():  # -> argparse.ArgumentParser
             f"408 and its connection closed (default: {DEFAULT_BODY_SECONDS:g})"
         ),
     )
+    http.add_argument(
+        "--max-head-bytes",
+        type=_positive_int,
+        metavar="N",
+        help=(
+            "with --http: a request head (request line and header fields) longer than N bytes, or with more "
+            f"than 100 fields, is refused 431 and its connection closed (default: {DEFAULT_MAX_HEAD_BYTES}, "
+            "i.e. 64 KiB)"
+        ),
+    )
+    http.add_argument(
+        "--head-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help=(
+            "with --http: a request head not whole this long after its first byte (or a new connection that "
+            f"sends nothing) ends its connection, with 408 once part of it came (default: {DEFAULT_HEAD_SECONDS:g})"
+        ),
+    )
     return parser
 
 
@@ -380,7 +403,15 @@ ARGV_VARIABLE = "SHIPCODE_MCP_HTTP_ARGV"
 
 
 def http_app_of(args: Options, app):  # -> the ASGI app
-    given = {} if args.body_timeout is None else {"body_timeout": args.body_timeout}
+    given = {
+        name: value
+        for name, value in (
+            ("body_timeout", args.body_timeout),
+            ("max_head_bytes", args.max_head_bytes),
+            ("head_timeout", args.head_timeout),
+        )
+        if value is not None
+    }
     return app.http_app(
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
@@ -415,15 +446,16 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
     except ValueError as error:
         usage_error(str(error))
     host, port = args.http
+    heads = (asgi.max_head_bytes, asgi.head_timeout)
     if args.processes > 1:
         import json
         import os
 
         serve.share_state_key(app.state_key)
         os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
-        serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level)
+        serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
     else:
-        serve.serve(asgi, host, port, 1, args.log_level)
+        serve.serve(asgi, host, port, 1, args.log_level, *heads)
     return EXIT_OK
 
 
@@ -436,11 +468,19 @@ def _main(argv: Sequence[str] | None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     args = parse_command_line(argv)
-    http_only = (args.processes, args.allowed_hosts, args.allowed_origins, args.body_timeout, args.public_url)
-    if args.http is None and http_only != (1, None, None, None, None):
+    http_only = (
+        args.processes,
+        args.allowed_hosts,
+        args.allowed_origins,
+        args.body_timeout,
+        args.public_url,
+        args.max_head_bytes,
+        args.head_timeout,
+    )
+    if args.http is None and http_only != (1, None, None, None, None, None, None):
         sys.stderr.write(
-            "shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url and --body-timeout "
-            "need --http\n"
+            "shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url, --body-timeout, "
+            "--max-head-bytes and --head-timeout need --http\n"
         )
         return EXIT_USAGE
     _log.set_level(args.log_level)

@@ -20,6 +20,10 @@ DEFAULT_MAX_RESOURCE_BYTES = 16 * 1024 * 1024
 SETTLE_SECONDS = 1.0
 #: Seconds an HTTP request body may take to arrive whole, from the moment the app starts reading it.
 DEFAULT_BODY_SECONDS = 30.0
+#: Bytes an HTTP request head (request line and header fields) may take (``--max-head-bytes``).
+DEFAULT_MAX_HEAD_BYTES = 64 * 1024
+#: Seconds an HTTP request head may take to arrive whole, from its first byte (``--head-timeout``).
+DEFAULT_HEAD_SECONDS = 10.0
 
 
 def check_seconds(value: float, name: str, zero: bool = False) -> float:

@@ -9,7 +9,9 @@
   on the stream of the request that asks, their answers are POSTed back.
 
 An answer given with nothing before it is ``application/json``; when notifications (or requests
-to the client) precede it, the response is a ``text/event-stream`` that ends with it.
+to the client) precede it, or the client accepts only ``text/event-stream``, the response is an
+event stream that ends with it. A call still running when the server stops (uvicorn cancels what
+is left when its grace period ends) is answered with a JSON-RPC error saying so.
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from __future__ import annotations
 import asyncio
 
 from ... import context
-from ...limits import DEFAULT_BODY_SECONDS, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from ...limits import (
+    DEFAULT_BODY_SECONDS,
+    DEFAULT_HEAD_SECONDS,
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_MAX_HEAD_BYTES,
+    DEFAULT_WORKERS,
+    check_seconds,
+)
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR,
@@ -26,6 +35,7 @@ from ...protocol import (
     PARSE_ERROR_LINE,
     RESPONSE_HEAD,
     RpcError,
+    error_tail,
 )
 from ..workers import WorkerPool
 from . import replies
@@ -61,6 +71,8 @@ UNSUPPORTED_VERSION = -32022
 CLOSE = [(b"connection", b"close")]
 #: The answer to a request for any other path.
 NOT_FOUND = replies.refusal_body(INVALID_REQUEST, "Not Found")
+#: How a call still running when the server stops is answered (after its request's id).
+SHUTDOWN_TAIL = error_tail(INTERNAL_ERROR, "Server shutting down: the request was cancelled")
 
 
 class McpHttpApp:
@@ -85,6 +97,8 @@ class McpHttpApp:
         workers: int | None = None,
         body_timeout: float = DEFAULT_BODY_SECONDS,
         public_url: str | None = None,
+        max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
+        head_timeout: float = DEFAULT_HEAD_SECONDS,
     ) -> None:
         if type(path) is not str or not path.startswith("/"):
             raise ValueError("path must start with /")
@@ -94,7 +108,15 @@ class McpHttpApp:
         self.max = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
         self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
         self.workers = DEFAULT_WORKERS if workers is None else workers
-        counts = (("max_message_bytes", self.max), ("max_concurrency", self.max_concurrency), ("workers", self.workers))
+        #: The request heads' limits, for the server's protocol (``--http`` serves with them).
+        self.max_head_bytes = max_head_bytes
+        self.head_timeout = check_seconds(head_timeout, "head_timeout")
+        counts = (
+            ("max_message_bytes", self.max),
+            ("max_concurrency", self.max_concurrency),
+            ("workers", self.workers),
+            ("max_head_bytes", max_head_bytes),
+        )
         for name, value in counts:
             if type(value) is not int or value < 1:
                 raise ValueError(f"{name} must be a whole number, at least 1, not {value!r}")
@@ -262,7 +284,7 @@ class McpHttpApp:
         except ClientGone:
             return
         shared = self.shared()  # made on first use: an event loop runs
-        if headers.repeated is None and not self.gate.full():
+        if headers.repeated is None and json_ok and not self.gate.full():
             quick = self.at_once(shared, first, body, caller)
             if quick is not None:
                 start, end = replies.json_response(200, *quick)
@@ -354,10 +376,10 @@ class McpHttpApp:
         try:
             answer = served.judge(post.body, exchange)
             if answer:
-                await replies.reply(post.send, replies.modern_status(answer, post.rid), answer)
+                await self.at_once_answer(post, replies.modern_status(answer, post.rid), answer, None)
                 return
             await replies.open_stream(post.send)
-            await self.pump(post.receive, post.send, exchange, cancel=True, keepalive=True)
+            await self.pump(post.receive, post.send, exchange, cancel=True, keepalive=True, rid=post.rid)
         finally:
             self.listening -= 1
             served.end()
@@ -390,7 +412,7 @@ class McpHttpApp:
                 await replies.reply(post.send, 202, b"", extra)
             elif opening and replies.error_code(answer, post.rid) is not None:
                 self.sessions.close(session.id)
-                await replies.reply(post.send, 200, answer)
+                await self.at_once_answer(post, 200, answer, None)
             else:
                 await self.deliver(post, exchange, answer, False, extra)
         finally:
@@ -412,10 +434,10 @@ class McpHttpApp:
     async def deliver(
         self, post: Post, exchange: Exchange, answer: bytes, modern: bool, extra: list[tuple[bytes, bytes]] | None
     ) -> None:
-        """Send a judged request's answer: at once as JSON when nothing precedes it, else as the exchange goes."""
+        """Send a judged request's answer: at once when nothing precedes it, else as the exchange goes."""
         if answer and not exchange.waiting:
             status = replies.modern_status(answer, post.rid) if modern else 200
-            await replies.reply(post.send, status, answer, extra)
+            await self.at_once_answer(post, status, answer, extra)
             return
         if answer:
             exchange.put(ANSWER, answer)
@@ -425,28 +447,53 @@ class McpHttpApp:
         finally:
             watcher.cancel()
 
+    async def at_once_answer(
+        self, post: Post, status: int, answer: bytes, extra: list[tuple[bytes, bytes]] | None
+    ) -> None:
+        """An answer with nothing before it: JSON, or a stream of that one event for a client that reads only
+        event streams."""
+        if post.json_ok:
+            await replies.reply(post.send, status, answer, extra)
+        else:
+            await replies.open_stream(post.send, extra)
+            await replies.stream_line(post.send, answer)
+            await replies.close_stream(post.send)
+
     async def respond(
         self, post: Post, exchange: Exchange, modern: bool, extra: list[tuple[bytes, bytes]] | None
     ) -> None:
-        """Send what the exchange gives: one JSON answer, or an event stream ending with the answer."""
+        """Send what the exchange gives: one JSON answer, or an event stream ending with the answer; when the
+        server stops first, the answer says so."""
         send = post.send
-        kind, line = await exchange.next()
-        while kind == LINE and not post.stream_ok:  # the client reads JSON only: the answer alone
+        opened = False
+        try:
             kind, line = await exchange.next()
-        if exchange.closed:  # the client left
-            return
-        if kind == ANSWER and post.json_ok:
-            status = replies.modern_status(line, post.rid) if modern else 200
-            await replies.reply(send, status, line, extra)
-            return
-        await replies.open_stream(send, extra)
-        while kind != END:
-            await replies.stream_line(send, line)
-            if kind == ANSWER:
-                break
-            kind, line = await exchange.next()
-        if not exchange.closed:
-            await replies.close_stream(send)
+            while kind == LINE and not post.stream_ok:  # the client reads JSON only: the answer alone
+                kind, line = await exchange.next()
+            if exchange.closed:  # the client left
+                return
+            if kind == ANSWER and post.json_ok:
+                status = replies.modern_status(line, post.rid) if modern else 200
+                await replies.reply(send, status, line, extra)
+                return
+            await replies.open_stream(send, extra)
+            opened = True
+            while kind != END:
+                await replies.stream_line(send, line)
+                if kind == ANSWER:
+                    break
+                kind, line = await exchange.next()
+            if not exchange.closed:
+                await replies.close_stream(send)
+        except asyncio.CancelledError:  # uvicorn's grace period for stopping has ended
+            gone = exchange.closed
+            exchange.leave(True)
+            stopped = RESPONSE_HEAD + post.rid + SHUTDOWN_TAIL
+            if not opened:
+                await self.at_once_answer(post, 200, stopped, extra)
+            elif not gone:
+                await replies.stream_line(send, stopped)
+                await replies.close_stream(send)
 
     async def watch(self, receive: Callable[[], Any], exchange: Exchange, cancel: bool) -> None:
         """Wait for the client to disconnect: then leave the exchange (and, when ``cancel``, stop its work)."""
@@ -457,9 +504,18 @@ class McpHttpApp:
                 return
 
     async def pump(
-        self, receive: Callable[[], Any], send: Callable[..., Any], exchange: Exchange, cancel: bool, keepalive: bool
+        self,
+        receive: Callable[[], Any],
+        send: Callable[..., Any],
+        exchange: Exchange,
+        cancel: bool,
+        keepalive: bool,
+        rid: bytes | None = None,
     ) -> None:
-        """Stream the exchange's lines until it ends or the client leaves; keep-alive comments while quiet."""
+        """Stream the exchange's lines until it ends or the client leaves; keep-alive comments while quiet.
+
+        When the server stops first, the stream ends, with an error answering the request ``rid`` when given.
+        """
         watcher = asyncio.ensure_future(self.watch(receive, exchange, cancel))
         try:
             while True:
@@ -474,6 +530,11 @@ class McpHttpApp:
                 if kind == ANSWER:
                     break
             if not exchange.closed:
+                await replies.close_stream(send)
+        except asyncio.CancelledError:  # uvicorn's grace period for stopping has ended
+            if not exchange.closed:
+                if rid is not None:
+                    await replies.stream_line(send, RESPONSE_HEAD + rid + SHUTDOWN_TAIL)
                 await replies.close_stream(send)
         finally:
             watcher.cancel()

@@ -12,6 +12,7 @@ import os
 import secrets
 import sys
 
+from ...limits import DEFAULT_HEAD_SECONDS, DEFAULT_MAX_HEAD_BYTES
 from ...requeststate import STATE_KEY_VARIABLE
 
 TYPE_CHECKING = False
@@ -54,7 +55,28 @@ def share_state_key(configured: object) -> None:
         os.environ[STATE_KEY_VARIABLE] = secrets.token_urlsafe(32)
 
 
-def serve(app: Any, host: str, port: int, processes: int, log_level: str) -> None:
+def protocol(max_head_bytes: int, head_timeout: float) -> dict[str, Any]:
+    """uvicorn's options for its HTTP protocol: :class:`~.connection.HttpConnection` with these head limits,
+    or, without httptools, h11 with its own limit on a head's size (a 400, and no head timeout)."""
+    try:
+        from .connection import HttpConnection
+    except ImportError:
+        return {"http": "h11", "h11_max_incomplete_event_size": max_head_bytes}
+    import functools
+
+    # A partial of an importable class: it pickles, so uvicorn's spawned processes get it too.
+    return {"http": functools.partial(HttpConnection, max_head_bytes=max_head_bytes, head_timeout=head_timeout)}
+
+
+def serve(
+    app: Any,
+    host: str,
+    port: int,
+    processes: int,
+    log_level: str,
+    max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
+    head_timeout: float = DEFAULT_HEAD_SECONDS,
+) -> None:
     """Serve an ASGI app (or, for several processes, the import string of a factory) until stopped.
 
     uvicorn handles the stop signals while it serves, then raises the one it caught again: the
@@ -71,6 +93,7 @@ def serve(app: Any, host: str, port: int, processes: int, log_level: str) -> Non
         "lifespan": "on",
         "timeout_graceful_shutdown": SHUTDOWN_GRACE_SECONDS,
         "server_header": False,
+        **protocol(max_head_bytes, head_timeout),
     }
     if processes > 1:
         uvicorn.run(app, factory=True, workers=processes, **options)
