@@ -1,15 +1,18 @@
 """The referees: every app of the corpus recorded under its own framework, and the hook that serves it otherwise.
 
 A referee transcript is recorded twice when it is first needed, kept only when both recordings
-agree, and cached under ``envs/transcripts/`` by the hash of the app, its calls, the recorder and
-the framework's pins, so later runs read it back. ``serve_with_shipcode`` is where shipcode-mcp
-will be plugged in; until it is, the comparison skips.
+agree, and cached under ``envs/transcripts/`` by the hash of the app, its calls, the framework's
+pins and the recorder code that shapes it, so later runs read it back. Over stdio always; over
+Streamable HTTP too when ``SHIPCODE_MCP_COMPAT_HTTP=1`` (the first recording of every app takes
+minutes). ``serve_with_shipcode`` is where shipcode-mcp will be plugged in; until it is, the
+comparison skips.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,28 +21,36 @@ import environments
 import pytest
 import recorder
 
+#: How a server may end: over stdio at the end of its input (exit 0); over HTTP on SIGTERM, where uvicorn
+#: ends by the signal after its graceful shutdown (-15) or exits 0.
+EXITS = {"stdio": (0,), "http": (0, -15)}
+
 CASES = [
-    pytest.param(app, framework, id=f"{app.stem}-{framework}")
+    pytest.param(app, framework, transport, id=f"{app.stem}-{framework}-{transport}")
     for app in recorder.apps()
     for framework in recorder.frameworks_of(app)
+    for transport in ("stdio", "http")
 ]
 
 
 @functools.cache
-def referee(app: Path, framework: str) -> dict[str, Any]:
+def referee(app: Path, framework: str, transport: str) -> dict[str, Any]:
     """The app's transcript under its framework (made on first use); skips when the framework cannot install."""
+    if transport == "http" and os.environ.get("SHIPCODE_MCP_COMPAT_HTTP") != "1":
+        pytest.skip("the HTTP referees are recorded with SHIPCODE_MCP_COMPAT_HTTP=1")
     try:
-        return recorder.referee_transcript(app, framework)
+        return recorder.referee_transcript(app, framework, transport)
     except environments.RegistryUnreachable as error:
         pytest.skip(str(error))
 
 
-def serve_with_shipcode(app_path: Path, api: str) -> list[str]:
-    """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp over stdio.
+def serve_with_shipcode(app_path: Path, api: str, port: int | None = None) -> list[str]:
+    """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp.
 
-    To implement when shipcode-mcp serves the three APIs: return the command line, for example
-    ``[sys.executable, "-m", "shipcode_mcp", str(app_path)]`` run in the app framework's environment
-    (``environments.python(framework)`` with shipcode-mcp installed into it).
+    Over stdio when ``port`` is None, else over Streamable HTTP on ``port`` (``--http PORT``). To
+    implement when shipcode-mcp serves the three APIs: return the command line, for example
+    ``[str(environments.python(framework).with_name("shipcode-mcp")), str(app_path)]`` with
+    shipcode-mcp installed into the app framework's environment, so the app runs unchanged there.
     """
     pytest.skip("not yet served by shipcode-mcp")
 
@@ -68,58 +79,54 @@ def test_every_app_is_written_for_one_api_and_has_calls() -> None:
 def test_normalize_replaces_only_what_may_differ() -> None:
     """Server info, the server's request ids, progress tokens and the apps folder become markers; nothing else."""
     folder = str(recorder.APPS)
-    raw = {
-        "2025-06-18": [
-            {
-                "request": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
-                "received": [{"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "x", "version": "1.2"}}}],
-            },
-            {
-                "request": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": {"progressToken": 7}}},
-                "received": [
-                    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": 1}},
-                    {"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {}},
-                    {"client replies": {"jsonrpc": "2.0", "id": 0, "result": {}}},
-                    {"jsonrpc": "2.0", "id": "a", "method": "sampling/createMessage", "params": {}},
-                    {"client replies": {"jsonrpc": "2.0", "id": "a", "error": {"code": 1, "message": "m"}}},
-                    {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": f"in {folder}/a.py"}]}},
-                ],
-            },
-            {"exit": 0, "app said": []},
-        ]
-    }
-    assert recorder.normalize(raw) == {
-        "2025-06-18": [
-            {
-                "request": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
-                "received": [
-                    {"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "<name>", "version": "<version>"}}}
-                ],
-            },
-            {
-                "request": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": {"progressToken": 7}}},
-                "received": [
-                    {
+    raw = [
+        {
+            "request": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+            "received": [{"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "x", "version": "1.2"}}}],
+        },
+        {
+            "request": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": {"progressToken": 7}}},
+            "received": [
+                {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": 1}},
+                {"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {}},
+                {"client replies": {"jsonrpc": "2.0", "id": 0, "result": {}}},
+                {"jsonrpc": "2.0", "id": "a", "method": "sampling/createMessage", "params": {}},
+                {"client replies": {"jsonrpc": "2.0", "id": "a", "error": {"code": 1, "message": "m"}}},
+                {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": f"in {folder}/a.py"}]}},
+            ],
+        },
+        {"exit": 0, "app said": []},
+    ]
+    assert recorder.normalize(raw) == [
+        {
+            "request": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+            "received": [
+                {"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "<name>", "version": "<version>"}}}
+            ],
+        },
+        {
+            "request": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": {"progressToken": 7}}},
+            "received": [
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/progress",
+                    "params": {"progressToken": "<progress token>", "progress": 1},
+                },
+                {"jsonrpc": "2.0", "id": "<server request 1>", "method": "elicitation/create", "params": {}},
+                {"client replies": {"jsonrpc": "2.0", "id": "<server request 1>", "result": {}}},
+                {"jsonrpc": "2.0", "id": "<server request 2>", "method": "sampling/createMessage", "params": {}},
+                {
+                    "client replies": {
                         "jsonrpc": "2.0",
-                        "method": "notifications/progress",
-                        "params": {"progressToken": "<progress token>", "progress": 1},
-                    },
-                    {"jsonrpc": "2.0", "id": "<server request 1>", "method": "elicitation/create", "params": {}},
-                    {"client replies": {"jsonrpc": "2.0", "id": "<server request 1>", "result": {}}},
-                    {"jsonrpc": "2.0", "id": "<server request 2>", "method": "sampling/createMessage", "params": {}},
-                    {
-                        "client replies": {
-                            "jsonrpc": "2.0",
-                            "id": "<server request 2>",
-                            "error": {"code": 1, "message": "m"},
-                        }
-                    },
-                    {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "in <apps>/a.py"}]}},
-                ],
-            },
-            {"exit": 0, "app said": []},
-        ]
-    }
+                        "id": "<server request 2>",
+                        "error": {"code": 1, "message": "m"},
+                    }
+                },
+                {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "in <apps>/a.py"}]}},
+            ],
+        },
+        {"exit": 0, "app said": []},
+    ]
 
 
 def _response_to(request: dict[str, Any], received: list[dict[str, Any]]) -> dict[str, Any]:
@@ -138,10 +145,10 @@ def _response_to(request: dict[str, Any], received: list[dict[str, Any]]) -> dic
     return answer
 
 
-@pytest.mark.parametrize(("app", "framework"), CASES)
-def test_referee_transcript_is_well_formed(app: Path, framework: str) -> None:
-    """Each session: initialize at the offered version, the four listings, every scripted call, a clean exit."""
-    transcript = referee(app, framework)
+@pytest.mark.parametrize(("app", "framework", "transport"), CASES)
+def test_referee_transcript_is_well_formed(app: Path, framework: str, transport: str) -> None:
+    """Each session: initialize at the offered version, the four listings, every scripted call, an exit."""
+    transcript = referee(app, framework, transport)
     calls = recorder.script_of(app)["calls"]
     assert list(transcript) == list(recorder.PROTOCOL_VERSIONS)
     for version, steps in transcript.items():
@@ -152,23 +159,22 @@ def test_referee_transcript_is_well_formed(app: Path, framework: str) -> None:
         assert answers[0]["result"]["protocolVersion"] == version
         assert [step["request"]["params"] for step in exchanges[5:]] == [call.get("params", {}) for call in calls]
         assert [answer["id"] for answer in answers] == list(range(1, len(exchanges) + 1))
-        assert ending["exit"] == 0, ending
+        assert ending["exit"] in EXITS[transport], ending
 
 
-@pytest.mark.parametrize(("app", "framework"), CASES)
-def test_referee_transcript_is_stable(app: Path, framework: str) -> None:
+@pytest.mark.parametrize(("app", "framework", "transport"), CASES)
+def test_referee_transcript_is_stable(app: Path, framework: str, transport: str) -> None:
     """Recording twice gave the same normalized transcript (checked when first recorded), as the cache holds it."""
-    transcript = referee(app, framework)
-    cached = recorder.TRANSCRIPTS / framework / f"{app.stem}-{recorder.fingerprint(app, framework)}.json"
-    assert json.loads(cached.read_text()) == transcript
-    assert list(cached.parent.glob(f"{cached.stem}.*.unstable")) == []
+    transcript = referee(app, framework, transport)
+    assert json.loads(recorder.cache_of(app, framework, transport).read_text()) == transcript
 
 
-@pytest.mark.parametrize(("app", "framework"), CASES)
-def test_shipcode_serves_the_app_as_its_framework_does(app: Path, framework: str) -> None:
+@pytest.mark.parametrize(("app", "framework", "transport"), CASES)
+def test_shipcode_serves_the_app_as_its_framework_does(app: Path, framework: str, transport: str) -> None:
     """The same app file served by shipcode-mcp gives the referee's transcript, call by call."""
-    expected = referee(app, framework)
-    actual = recorder.record(serve_with_shipcode(app, recorder.api_of(app)), app)
+    expected = referee(app, framework, transport)
+    api = recorder.api_of(app)
+    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port), app, transport)
     for version in recorder.PROTOCOL_VERSIONS:
         for want, got in zip(expected[version], actual[version], strict=True):
             assert got == want
