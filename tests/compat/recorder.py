@@ -192,8 +192,10 @@ class HttpSession(Session):
     """A server over Streamable HTTP on ``port``: each message a POST, answers as JSON or an event stream.
 
     A POST's answer is read on its own thread, so the server's requests that arrive on that stream
-    (elicitation, sampling) are answered by further POSTs meanwhile. Events without data (a stream's
-    priming event) carry no message and are not recorded. It ends on SIGTERM, as a host stops it.
+    (elicitation, sampling) are answered by further POSTs meanwhile; after ``initialize`` the
+    session's GET stream is open too, for requests the server sends outside a request. Events
+    without data (a stream's priming event) carry no message and are not recorded. It ends on
+    SIGTERM, as a host stops it.
     """
 
     def __init__(self, command: list[str], port: int) -> None:
@@ -220,18 +222,33 @@ class HttpSession(Session):
         if message.get("method") == "initialize":
             self.headers["mcp-protocol-version"] = message["params"]["protocolVersion"]
         threading.Thread(target=self._read, args=(connection, response), daemon=True).start()
+        if message.get("method") == "notifications/initialized":
+            self._listen()
+
+    def _listen(self) -> None:
+        """Open the session's own event stream (GET), as clients do, for what the server sends outside a request."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port)
+        connection.request("GET", "/mcp", headers={**self.headers, "Accept": "text/event-stream"})
+        response = connection.getresponse()
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            threading.Thread(target=self._read, args=(connection, response), daemon=True).start()
+        else:  # a server without one (405) has nothing to send there
+            connection.close()
 
     def _read(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
         kind = response.headers.get("content-type", "")
         if kind.startswith("text/event-stream"):
             data: list[bytes] = []
-            for line in response:
-                if line.startswith(b"data:"):
-                    data.append(line[5:].strip())
-                elif not line.strip():
-                    if b"".join(data):
-                        self.messages.put(b"\n".join(data))
-                    data = []
+            try:
+                for line in response:
+                    if line.startswith(b"data:"):
+                        data.append(line[5:].strip())
+                    elif not line.strip():
+                        if b"".join(data):
+                            self.messages.put(b"\n".join(data))
+                        data = []
+            except OSError:  # the server went away with the stream open (SIGTERM)
+                pass
         elif response.status != 202:  # an answer as JSON, or a refusal of HTTP's own
             body = response.read()
             if not (kind.startswith("application/json") and response.status == 200):
