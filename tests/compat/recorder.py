@@ -71,7 +71,7 @@ def sidecar_of(app: Path) -> Path:
 
 
 def script_of(app: Path) -> dict[str, Any]:
-    """The sidecar of ``app``: its ``calls``, and by app file name its ``factories`` and ``frameworks``."""
+    """The sidecar of ``app``: its ``calls`` and ``routes``, and by app file name ``factories`` and ``frameworks``."""
     return json.loads(sidecar_of(app).read_text())
 
 
@@ -143,6 +143,10 @@ class Session:
     def stop(self) -> str:
         """Ask the server to end as a client or host would; the words the ending is recorded with."""
         raise NotImplementedError
+
+    def visit(self, path: str) -> dict[str, Any] | None:
+        """What a plain GET of the app's own route ``path`` gives (``custom_route``); None without HTTP."""
+        return None
 
     def receive(self) -> Message:
         try:
@@ -260,6 +264,15 @@ class HttpSession(Session):
         self.process.send_signal(signal.SIGTERM)
         return "SIGTERM"
 
+    def visit(self, path: str) -> dict[str, Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=ANSWER_TIMEOUT)
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read().decode(errors="replace")
+        connection.close()
+        kind = response.headers["content-type"]
+        return {"route": path, "status": response.status, "content-type": kind, "body": body}
+
 
 def exchange(session: Session, request: Message, answers: dict[str, Any]) -> list[Message]:
     """Send ``request``; every message up to its answer, and the replies given to the server's own requests."""
@@ -288,8 +301,8 @@ def start(command: Command, transport: str) -> Session:
     return HttpSession(command(port), port)
 
 
-def record_version(session: Session, version: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One session at ``version``: initialize, the listings, the calls, then the server's end."""
+def record_version(session: Session, version: str, script: dict[str, Any]) -> list[dict[str, Any]]:
+    """One session at ``version``: initialize, the listings, the calls, the app's routes, the server's end."""
     steps: list[dict[str, Any]] = []
     try:
         initialize = {
@@ -298,12 +311,14 @@ def record_version(session: Session, version: str, calls: list[dict[str, Any]]) 
             "clientInfo": {"name": "referee", "version": "1.0.0"},
         }
         requests = [("initialize", initialize, {})] + [(method, {}, {}) for method in LISTINGS]
-        requests += [(call["method"], call.get("params", {}), call.get("answers", {})) for call in calls]
+        requests += [(call["method"], call.get("params", {}), call.get("answers", {})) for call in script["calls"]]
         for number, (method, params, answers) in enumerate(requests, start=1):
             request = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
             steps.append({"request": request, "received": exchange(session, request, answers)})
             if method == "initialize":
                 session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        visits = (session.visit(path) for path in script.get("routes", []))
+        steps += [visit for visit in visits if visit is not None]
     finally:
         steps.append(session.close())
     return steps
@@ -311,10 +326,10 @@ def record_version(session: Session, version: str, calls: list[dict[str, Any]]) 
 
 def record(command: Command, app: Path, transport: str = "stdio") -> dict[str, Any]:
     """The normalized transcript of ``app`` served by ``command``, one session per protocol version (at once)."""
-    calls = script_of(app)["calls"]
+    script = script_of(app)
     with ThreadPoolExecutor(len(PROTOCOL_VERSIONS)) as pool:
         sessions = {
-            version: pool.submit(lambda version: record_version(start(command, transport), version, calls), version)
+            version: pool.submit(lambda version: record_version(start(command, transport), version, script), version)
             for version in PROTOCOL_VERSIONS
         }
         return {version: normalize(session.result()) for version, session in sessions.items()}

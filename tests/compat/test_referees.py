@@ -73,6 +73,7 @@ def test_every_app_is_written_for_one_api_and_has_calls() -> None:
     for app in recorder.apps():
         calls = recorder.script_of(app)["calls"]
         assert calls and all(set(call) <= {"why", "method", "params", "answers"} for call in calls), app.name
+        assert set(recorder.script_of(app)) <= {"calls", "routes", "factories", "frameworks"}, app.name
         assert recorder.frameworks_of(app), app.name
 
 
@@ -147,12 +148,15 @@ def _response_to(request: dict[str, Any], received: list[dict[str, Any]]) -> dic
 
 @pytest.mark.parametrize(("app", "framework", "transport"), CASES)
 def test_referee_transcript_is_well_formed(app: Path, framework: str, transport: str) -> None:
-    """Each session: initialize at the offered version, the four listings, every scripted call, an exit."""
+    """Each session: initialize at the offered version, the listings, every scripted call, the routes, an exit."""
     transcript = referee(app, framework, transport)
     calls = recorder.script_of(app)["calls"]
     assert list(transcript) == list(recorder.PROTOCOL_VERSIONS)
+    routes = recorder.script_of(app).get("routes", []) if transport == "http" else []
     for version, steps in transcript.items():
         *exchanges, ending = steps
+        exchanges, visits = exchanges[: len(exchanges) - len(routes)], exchanges[len(exchanges) - len(routes) :]
+        assert [visit["route"] for visit in visits] == routes
         methods = [step["request"]["method"] for step in exchanges]
         assert methods == ["initialize", *recorder.LISTINGS, *(call["method"] for call in calls)]
         answers = [_response_to(step["request"], step["received"]) for step in exchanges]
