@@ -12,7 +12,7 @@ import math
 import re
 
 import pytest
-from httpwire import POST_HEADERS, Call, http, json_reply, modern_body, modern_headers, refusal, seen, within
+from httpwire import POST_HEADERS, STREAM, Call, http, json_reply, modern_body, modern_headers, refusal, seen, within
 from test_http_auth import UNAUTHORIZED
 from test_http_auth import make_app as guarded_app
 
@@ -35,11 +35,20 @@ def make_app(gates: dict | None = None) -> Server:
 
     async def hold(ctx: Context) -> str:
         gates["started"].set()
-        await gates["release"].wait()
+        try:
+            await gates["release"].wait()
+        except asyncio.CancelledError:
+            gates["cancelled"].set()
+            raise
         return "held"
 
     app.add_tool(hold, description="Waits until released")
     return app
+
+
+def new_gates() -> dict:
+    """The events of ``hold``: it started, it may end, it was cancelled (made on the loop that serves)."""
+    return {"started": asyncio.Event(), "release": asyncio.Event(), "cancelled": asyncio.Event()}
 
 
 def anyone(token: str) -> dict:
@@ -203,7 +212,7 @@ def test_an_open_stream_or_a_request_in_flight_holds_off_the_idle_end(run, clock
     gates: dict = {}
 
     async def scenario() -> list:
-        gates.update(started=asyncio.Event(), release=asyncio.Event())
+        gates.update(new_gates())
         endpoint = make_app(gates).http_app(session_idle_seconds=60)
         session_id = (await http(endpoint, "POST", INIT)).header("mcp-session-id")
         headers = session_headers(session_id)
@@ -252,3 +261,50 @@ def test_session_ids_are_long_and_unguessable() -> None:
     ids = within(scenario())
     assert [bool(re.fullmatch(r"[A-Za-z0-9_-]{32}", session_id)) for session_id in ids] == [True] * 3
     assert len(set(ids)) == 3
+
+
+def test_ending_a_session_stops_its_work_and_ends_its_requests() -> None:
+    gates: dict = {}
+
+    async def scenario() -> tuple:
+        gates.update(new_gates())
+        endpoint = make_app(gates).http_app()
+        session_id = (await http(endpoint, "POST", INIT)).header("mcp-session-id")
+        holding = Call(endpoint, "POST", HOLD, session_headers(session_id)).start()
+        await gates["started"].wait()
+        ended = await http(endpoint, "DELETE", b"", session_headers(session_id))
+        await holding.finish()
+        return seen(ended), seen(holding), gates["cancelled"].is_set(), session_id
+
+    ended, held, cancelled, session_id = within(scenario())
+    assert (ended, held, cancelled) == (
+        (200, [("content-length", "0")], b""),
+        (200, [*STREAM, ("mcp-session-id", session_id)], b""),
+        True,
+    )
+
+
+def test_shutting_down_ends_every_session_and_its_stream() -> None:
+    async def scenario() -> tuple:
+        endpoint = make_app().http_app()
+        session_id = (await http(endpoint, "POST", INIT)).header("mcp-session-id")
+        stream = Call(endpoint, "GET", b"", session_headers(session_id)).start()
+        while stream.status is None:
+            await asyncio.sleep(0)
+        messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+        said: list = []
+
+        async def receive() -> dict:
+            return messages.pop(0)
+
+        async def send(message: dict) -> None:
+            said.append(message)
+
+        await endpoint({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
+        await stream.finish()
+        after = await http(endpoint, "POST", LIST, session_headers(session_id))
+        return said, seen(stream), seen(after), session_id
+
+    said, streamed, after, session_id = within(scenario())
+    assert said == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
+    assert (streamed, after) == ((200, [*STREAM, ("mcp-session-id", session_id)], b""), NOT_FOUND)
