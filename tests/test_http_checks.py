@@ -2,18 +2,18 @@
 
 Host and Origin values that only look local, bearer tokens in other schemes or empty, an endpoint mounted below
 a root path, sessions touched by another caller, idle time that each request restarts and that an open stream
-or a request in flight holds off, and the limits a session table is built with. Both engines judge the bodies.
+or a request in flight holds off, session ids, the end of a session and of the server. Both engines judge the
+bodies.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import re
 
 import pytest
 from httpwire import POST_HEADERS, STREAM, Call, http, json_reply, modern_body, modern_headers, refusal, seen, within
-from test_http_auth import UNAUTHORIZED
+from test_http_auth import INVALID_TOKEN, UNAUTHORIZED
 from test_http_auth import make_app as guarded_app
 
 from shipcode_mcp import Context, Server
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("served_engine")
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
 LIST = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 HOLD = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hold"}}'
-HOST_REFUSED = json_reply(421, refusal(-32600, "Misdirected Request: Host not allowed"))
+HOST_INVALID = json_reply(400, refusal(-32600, "Bad Request: Host header is not a valid host[:port]"))
 ORIGIN_REFUSED = json_reply(403, refusal(-32600, "Forbidden: Origin not allowed"))
 NOT_FOUND = json_reply(404, refusal(-32600, "Session not found"))
 PUBLIC = ("10.0.0.5", 8000)
@@ -78,7 +78,7 @@ def session_headers(session_id: str, authorization: str | None = None) -> dict[s
 @pytest.mark.parametrize("host", ["[::1]evil.example", "[::1].evil.example", "[::1]@evil.example:8000"])
 def test_a_host_that_only_begins_like_a_local_address_is_refused(host: str) -> None:
     call = within(http(make_app().http_app(), "POST", INIT, {**POST_HEADERS, "host": host}))
-    assert seen(call) == HOST_REFUSED
+    assert seen(call) == HOST_INVALID
 
 
 @pytest.mark.parametrize("origin", ["ftp://localhost", "ws://localhost:8000", "chrome-extension://localhost"])
@@ -99,7 +99,7 @@ def test_off_loopback_an_origin_with_no_host_to_match_is_refused() -> None:
 
 @pytest.mark.parametrize("origin", ["https://app.example/", "https://app.example/mcp", "ftp://app.example", "https://"])
 def test_an_allowed_origin_that_is_not_scheme_and_host_is_refused_at_once(origin: str) -> None:
-    message = f"allowed origin {origin!r} is not of the form http(s)://host[:port]"
+    message = f"allowed origin {origin!r} is not http(s)://host[:port], http(s)://host:* or *"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         make_app().http_app(allowed_origins=[origin])
 
@@ -124,12 +124,14 @@ def answered(text: str) -> tuple:
     )
 
 
-@pytest.mark.parametrize(
-    "authorization",
-    ["Basic good", "Token good", "good", "Bearer", "Bearer ", "Bearer    ", "Bearer\tgood", "Bearergood"],
-)
-def test_only_a_bearer_token_reaches_the_verifier(authorization: str) -> None:
+@pytest.mark.parametrize("authorization", ["Basic good", "Token good", "good", "Bearer\tgood", "Bearergood"])
+def test_a_token_in_another_scheme_is_no_token(authorization: str) -> None:
     assert seen(whoami(authorization)) == UNAUTHORIZED
+
+
+@pytest.mark.parametrize("authorization", ["Bearer", "Bearer ", "Bearer    "])
+def test_an_empty_bearer_token_never_reaches_the_verifier(authorization: str) -> None:
+    assert seen(whoami(authorization)) == INVALID_TOKEN
 
 
 @pytest.mark.parametrize("authorization", ["Bearer good", "bearer good", "BEARER  good", " Bearer good  "])
@@ -139,7 +141,7 @@ def test_a_bearer_token_is_read_in_any_case_and_spacing(authorization: str) -> N
 
 def test_an_async_verifier_is_awaited_before_the_caller_is_judged() -> None:
     assert (seen(whoami("Bearer bad", anyone_async)), seen(whoami("Bearer ada", anyone_async))) == (
-        UNAUTHORIZED,
+        INVALID_TOKEN,
         answered("ada"),
     )
 
@@ -198,7 +200,7 @@ def test_each_request_restarts_the_idle_time(run, clock: list[float]) -> None:
         endpoint = make_app().http_app(session_idle_seconds=60)
         session_id = (await http(endpoint, "POST", INIT)).header("mcp-session-id")
         answers = []
-        for step in (50, 50, 50, 60.5):
+        for step in (5, 50, 50, 60.5):  # used at once: a session never used ends sooner
             clock[0] += step
             answers.append(seen(await http(endpoint, "POST", LIST, session_headers(session_id))))
         return answers, session_id
@@ -236,21 +238,6 @@ def test_an_open_stream_or_a_request_in_flight_holds_off_the_idle_end(run, clock
     answers, session_id = within(scenario())
     alive = json_reply(200, stdio(run, INIT, LIST)[1], ("mcp-session-id", session_id))
     assert answers == [alive, alive, NOT_FOUND]
-
-
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        ({"max_sessions": 0}, "max_sessions must be at least 1"),
-        ({"max_sessions": -5}, "max_sessions must be at least 1"),
-        ({"session_idle_seconds": 0}, "session_idle_seconds must be more than 0"),
-        ({"session_idle_seconds": -1.0}, "session_idle_seconds must be more than 0"),
-        ({"session_idle_seconds": math.nan}, "session_idle_seconds must be more than 0"),
-    ],
-)
-def test_a_session_table_without_room_or_lifetime_is_refused_at_once(options: dict, message: str) -> None:
-    with pytest.raises(ValueError, match=f"^{message}$"):
-        make_app().http_app(**options)
 
 
 def test_session_ids_are_long_and_unguessable() -> None:

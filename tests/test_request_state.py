@@ -87,8 +87,8 @@ def state_of(answer: bytes) -> str:
 
 
 def sealed_by_the_app(request_key: str, value: object, lifetime: float = STATE_LIFETIME) -> str:
-    """A state sealed under the app's key, as the app would seal it but holding ``value``."""
-    return StateSeal(KEY.encode(), lifetime).seal(request_key, value)
+    """A state sealed under the app's key for no caller, asking ``user_name`` as the app does, holding ``value``."""
+    return StateSeal(KEY.encode(), lifetime).seal(request_key, value, None, ["user_name"])
 
 
 def forgeries(state: str) -> list[str]:
