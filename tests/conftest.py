@@ -75,6 +75,15 @@ def engine_module(engine_name: str) -> ModuleType:
 
 
 @pytest.fixture
+def served_engine(engine_module: ModuleType, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """HTTP bodies judged by the engine under test (in-process ASGI apps made after it is set up)."""
+    from shipcode_mcp.transports.http import served
+
+    monkeypatch.setattr(served, "Engine", engine_module.Engine)
+    return engine_module
+
+
+@pytest.fixture
 def soak(request: pytest.FixtureRequest) -> None:
     """Skip unless soak tests were asked for (``-m soak`` or ``SHIPCODE_MCP_SOAK=1``)."""
     expression = request.config.getoption("markexpr") or ""

@@ -65,6 +65,26 @@ def default_catalogue():
     return app.catalogue()
 
 
+# -- the clock of sealed request states --------------------------------------------------------
+
+
+class StateClock:
+    """The clock the sealed request states read, set by the test: ``StateClock(monkeypatch, now)``.
+
+    It stands in for the ``time`` module of :mod:`shipcode_mcp.requeststate`; ``now`` is the
+    time it answers until changed.
+    """
+
+    def __init__(self, patch: Any, now: float) -> None:
+        from shipcode_mcp import requeststate
+
+        self.now = now
+        patch.setattr(requeststate, "time", self)
+
+    def time(self) -> float:
+        return self.now
+
+
 # -- messages to send -----------------------------------------------------------------------
 
 

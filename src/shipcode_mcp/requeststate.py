@@ -116,6 +116,14 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
+    """The bytes :func:`_b64` wrote as ``text``; ValueError for any other text.
+
+    Only the one spelling is read: a decoder alone would also take the spare bits of the last
+    character changed, ``=`` padding, or ``+`` and ``/``, so a state changed there would pass.
+    """
     if not text.isascii():
         raise ValueError("not base64")
-    return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
+    data = base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
+    if _b64(data) != text:
+        raise ValueError("not the sealed spelling")
+    return data
