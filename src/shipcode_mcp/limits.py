@@ -33,3 +33,10 @@ def check_seconds(value: float, name: str, zero: bool = False) -> float:
         kind = "a finite number of seconds, 0 or more" if zero else "a finite number of seconds, more than 0"
         raise ValueError(f"{name} must be {kind}, not {value!r}")
     return value
+
+
+def check_count(value: int, name: str) -> int:
+    """``value`` when it is a whole number, at least 1; else ValueError naming ``name``."""
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{name} must be a whole number, at least 1, not {value!r}")
+    return value

@@ -25,6 +25,7 @@ from ...limits import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_HEAD_BYTES,
     DEFAULT_WORKERS,
+    check_count,
     check_seconds,
 )
 from ...protocol import (
@@ -109,17 +110,11 @@ class McpHttpApp:
         self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
         self.workers = DEFAULT_WORKERS if workers is None else workers
         #: The request heads' limits, for the server's protocol (``--http`` serves with them).
-        self.max_head_bytes = max_head_bytes
         self.head_timeout = check_seconds(head_timeout, "head_timeout")
-        counts = (
-            ("max_message_bytes", self.max),
-            ("max_concurrency", self.max_concurrency),
-            ("workers", self.workers),
-            ("max_head_bytes", max_head_bytes),
-        )
-        for name, value in counts:
-            if type(value) is not int or value < 1:
-                raise ValueError(f"{name} must be a whole number, at least 1, not {value!r}")
+        check_count(self.max, "max_message_bytes")
+        check_count(self.max_concurrency, "max_concurrency")
+        check_count(self.workers, "workers")
+        self.max_head_bytes = check_count(max_head_bytes, "max_head_bytes")
         self.deadlines = BodyDeadlines(body_timeout)
         self.auth = None
         if auth is not None:

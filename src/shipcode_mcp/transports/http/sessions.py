@@ -20,7 +20,7 @@ import secrets
 from time import monotonic
 
 from ...context import caller_identity
-from ...limits import check_seconds
+from ...limits import check_count, check_seconds
 from .exchange import END, LINE, Exchange
 
 TYPE_CHECKING = False
@@ -128,9 +128,8 @@ class SessionTable:
         per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
         unconfirmed_seconds: float = DEFAULT_UNCONFIRMED_IDLE_SECONDS,
     ) -> None:
-        for name, count in (("max_sessions", max_sessions), ("max_sessions_per_client", per_client)):
-            if type(count) is not int or count < 1:
-                raise ValueError(f"{name} must be a whole number, at least 1, not {count!r}")
+        check_count(max_sessions, "max_sessions")
+        check_count(per_client, "max_sessions_per_client")
         check_seconds(idle_seconds, "session_idle_seconds")
         check_seconds(unconfirmed_seconds, "unconfirmed_idle_seconds")
         self._open_catalogue = open_catalogue
