@@ -21,6 +21,7 @@ from uvicorn.server import ServerState
 
 from shipcode_mcp import Server, defaults
 from shipcode_mcp.transports.http import serve
+from shipcode_mcp.transports.http.asgi import McpHttpApp
 from shipcode_mcp.transports.http.connection import HttpConnection
 
 MAX_BYTES = 4096
@@ -162,6 +163,12 @@ SHAPES: dict[str, Callable[[str], list[bytes]]] = {
         post(modern_body("tools/call", {"name": "nope"}), modern("tools/call", "nope")) + post(ECHO, ECHO_HEADERS) * 3
     ],
     "pipelined after close": lambda s: [post(ECHO, {**ECHO_HEADERS, "connection": "close"}) + post(ADD, ADD_HEADERS)],
+    "initialize pipelined after close": lambda s: [
+        post(ECHO, {**ECHO_HEADERS, "connection": "close"}) + post(INIT, JSON)
+    ],
+    "DELETE pipelined after close": lambda s: [
+        post(ECHO, {**ECHO_HEADERS, "connection": "close"}) + head(in_session(s), method="DELETE")
+    ],
     "pipelined, the last in part": lambda s: [post(ECHO, ECHO_HEADERS) + post(ADD, ADD_HEADERS)[:-3], b"3}}"],
     "too many fields": lambda s: [post(ECHO, [*ECHO_HEADERS.items(), *((f"x-{i}", "1") for i in range(100))])],
     "head too large": lambda s: [post(ECHO, {**ECHO_HEADERS, "x-pad": "p" * 70000})],
@@ -198,14 +205,15 @@ def verify(token: str) -> dict[str, str]:
 class Wire:
     """A connection's transport in memory: what was written, and whether it was closed."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, address: tuple[str, int]) -> None:
         self.loop = loop
+        self.address = address
         self.out = bytearray()
         self.closed = False
         self.protocol: HttpConnection | None = None
 
     def get_extra_info(self, name: str, default: object = None) -> object:
-        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 40000)}.get(name, default)
+        return {"sockname": self.address, "peername": ("127.0.0.1", 40000)}.get(name, default)
 
     def write(self, data: bytes) -> None:
         if not self.closed:
@@ -229,7 +237,8 @@ class Wire:
 class Served:
     """One app served over in-memory connections of ``--http``'s protocol."""
 
-    def __init__(self, direct: bool, **options: object) -> None:
+    def __init__(self, direct: bool, address: tuple[str, int] = ("127.0.0.1", 8000), **options: object) -> None:
+        self.address = address
         self.loop = asyncio.new_event_loop()
         self.asgi = make_app().http_app(max_message_bytes=MAX_BYTES, **options)
         self.config = uvicorn.Config(self.asgi, lifespan="off")  # with uvicorn's proxy-headers middleware
@@ -242,7 +251,7 @@ class Served:
     def connect(self) -> tuple[HttpConnection, Wire]:
         connection = HttpConnection(self.config, self.state, {}, self.loop, direct=self.direct)
         connection.access_log = False  # as served (no access log unless --log-level info), whatever pytest logs
-        wire = Wire(self.loop)
+        wire = Wire(self.loop, self.address)
         wire.protocol = connection
         connection.connection_made(wire)
         self.wires.append(wire)
@@ -280,17 +289,18 @@ class Served:
         self.loop.close()
 
 
-def answered(served: Served, reads: Callable[[str], list[bytes]], **extra: str) -> tuple[bytes, bool]:
+def answered(served: Served, reads: Callable[[str], list[bytes]], **extra: str) -> tuple[bytes, bool, int]:
     """What ``served`` writes for ``reads`` (given a session opened with ``extra`` header fields), session
-    ids replaced by ``SESSION`` (the one opened) and ``NEW``."""
+    ids replaced by ``SESSION`` (the one opened) and ``NEW``; whether it ended; the sessions then open."""
     session = served.open_session(**extra)
     out, closed = served.exchange(reads(session))
     out = out.replace(session.encode(), b"SESSION")
-    return re.sub(rb"mcp-session-id: [^\r]+", b"mcp-session-id: NEW", out), closed
+    return re.sub(rb"mcp-session-id: [^\r]+", b"mcp-session-id: NEW", out), closed, len(served.asgi.sessions.sessions)
 
 
-def both(reads: Callable[[str], list[bytes]], **options: object) -> list[tuple[bytes, bool]]:
-    """:func:`answered` below ASGI and through it, each by a fresh app made with ``options``."""
+def both(reads: Callable[[str], list[bytes]], **options: object) -> list[tuple[bytes, bool, int]]:
+    """:func:`answered` below ASGI and through it, each by a fresh app made with ``options`` (and ``address``:
+    where connections arrive)."""
     pair = [Served(direct, **options) for direct in (True, False)]
     extra = {"authorization": "Bearer good"} if "auth" in options else {}
     try:
@@ -309,6 +319,19 @@ def test_every_request_shape_gets_the_asgi_apps_bytes(served_engine, shape: str)
     below, through_asgi = both(SHAPES[shape])
     assert below == through_asgi
     assert below[0].startswith(b"HTTP/1.1 ") != (shape in SILENT)
+
+
+@pytest.mark.parametrize(
+    "forwarded",
+    [{}, {"x-forwarded-proto": "https"}, {"x-forwarded-proto": "http"}, {"x-forwarded-for": "203.0.113.9"}],
+)
+@pytest.mark.parametrize("origin", ["http://public.example:8000", "https://public.example:8000"])
+def test_proxy_headers_count_below_asgi_too(served_engine, origin: str, forwarded: dict[str, str]) -> None:
+    """At a public address the Origin must match the request's scheme, which a proxy header from a client
+    uvicorn trusts (loopback) may change."""
+    headers = {**ECHO_HEADERS, "host": "public.example:8000", "origin": origin, **forwarded}
+    below, through_asgi = both(lambda s: [post(ECHO, headers)], address=("192.0.2.1", 8000))
+    assert below == through_asgi
 
 
 @pytest.mark.parametrize("authorization", [None, "Bearer good", "Bearer bad"])
@@ -376,3 +399,19 @@ def test_an_app_without_a_direct_path_is_served_through_asgi(served_engine) -> N
             assert connection.direct is None
         finally:
             served.close()
+
+
+def test_a_fault_in_the_direct_path_is_met_again_by_the_asgi_app(served_engine, monkeypatch) -> None:
+    """A request the fast path fails on is answered as uvicorn answers an ASGI app's fault: 500, closed."""
+
+    at_once = McpHttpApp.at_once
+
+    def fault(self: McpHttpApp, shared: object, first: dict, body: bytes, caller: object) -> object:
+        if body == ECHO:
+            raise RuntimeError("a fault")
+        return at_once(self, shared, first, body, caller)
+
+    monkeypatch.setattr(McpHttpApp, "at_once", fault)
+    below, through_asgi = both(SHAPES["echo"])
+    assert below == through_asgi
+    assert below[0].startswith(b"HTTP/1.1 500 Internal Server Error\r\n")

@@ -182,8 +182,6 @@ class HttpConnection(HttpToolsProtocol):
         elif self.direct is not None and self.url == self.direct.target and self.holds():
             self.held = []
             return
-        if type(self.cycle) is Answered and self.transport.is_closing():
-            return  # after an answer that ends the connection: uvicorn would never start this request
         self.to_asgi()
 
     def to_asgi(self) -> None:
@@ -242,7 +240,10 @@ class HttpConnection(HttpToolsProtocol):
             return
         body = held[0] if len(held) == 1 else b"".join(held)
         server = self.server
-        answer = self.direct.answer(self.headers, body, server[0] if server else None, self.scheme)
+        try:
+            answer = self.direct.answer(self.headers, body, server[0] if server else None, self.scheme)
+        except Exception:  # a fault: the ASGI app meets it too, and answers it as uvicorn does (500)
+            answer = None
         if answer is None:
             self.release(True)
         else:
