@@ -113,8 +113,8 @@ class HttpConnection(HttpToolsProtocol):
         self.held: list[bytes] | None = None
         #: Whether the held request lets the connection stay open after it.
         self.keep_alive = True
-        #: uvicorn's default response fields (``date``, changed every second, and those configured) and how
-        #: they are written.
+        #: uvicorn's default response fields (``date``, changed every second, and those configured), and a
+        #: direct answer's status line and those fields as written.
         self.fields: tuple[Any, bytes] = (None, b"")
         self.max_head_bytes = max_head_bytes
         self.head_timeout = head_timeout
@@ -267,17 +267,12 @@ class HttpConnection(HttpToolsProtocol):
         answer's, ``connection: close`` when the connection ends, then the body."""
         fields = self.server_state.default_headers
         if fields is not self.fields[0]:
-            self.fields = (fields, b"".join([b"%s: %s\r\n" % field for field in fields]))
-        parts = [DIRECT_STATUS, self.fields[1]]
+            self.fields = (fields, b"".join([DIRECT_STATUS, *[b"%s: %s\r\n" % field for field in fields]]))
+        head = self.fields[1]
         if extra:
-            parts.extend(b"%s: %s\r\n" % field for field in extra)
-        parts.append(DIRECT_TYPE)
-        parts.append(b"content-length: %d\r\n" % len(answer))
-        if not self.keep_alive:
-            parts.append(b"connection: close\r\n")
-        parts.append(b"\r\n")
-        parts.append(answer)
-        self.transport.write(b"".join(parts))
+            head += b"".join([b"%s: %s\r\n" % field for field in extra])
+        end = b"\r\n" if self.keep_alive else b"connection: close\r\n\r\n"
+        self.transport.write(b"%s%scontent-length: %d\r\n%s%s" % (head, DIRECT_TYPE, len(answer), end, answer))
         self.cycle = Answered()  # type: ignore[assignment]
         self.server_state.total_requests += 1
         if not self.keep_alive:
