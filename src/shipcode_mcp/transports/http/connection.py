@@ -15,8 +15,8 @@
   ASGI scope, receive or send. Else (the body still coming at the end of the read, or no answer at once) it
   goes to the ASGI app as uvicorn would have sent it. A request is held only when uvicorn would start it at
   once and it needs nothing the ASGI app's way adds: nothing before it is still being answered, no
-  ``Expect: 100-continue``, no upgrade, no access log, writing not paused, and, from a client uvicorn trusts
-  with proxy headers, no ``X-Forwarded-For`` or ``X-Forwarded-Proto``.
+  ``Expect: 100-continue``, no upgrade, no access log, no concurrency limit, writing not paused, and, from a
+  client uvicorn trusts with proxy headers, no ``X-Forwarded-For`` or ``X-Forwarded-Proto``.
 
 On the way of a normal request this adds a few comparisons per read and per head, no clock read and no
 timer. The ASGI scope of a request is made only when the request goes to the ASGI app. Imported only to
