@@ -237,11 +237,14 @@ class Wire:
 class Served:
     """One app served over in-memory connections of ``--http``'s protocol."""
 
-    def __init__(self, direct: bool, address: tuple[str, int] = ("127.0.0.1", 8000), **options: object) -> None:
+    def __init__(
+        self, direct: bool, address: tuple[str, int] = ("127.0.0.1", 8000), keep_alive: float = 5, **options: object
+    ) -> None:
         self.address = address
         self.loop = asyncio.new_event_loop()
         self.asgi = make_app().http_app(max_message_bytes=MAX_BYTES, **options)
-        self.config = uvicorn.Config(self.asgi, lifespan="off")  # with uvicorn's proxy-headers middleware
+        # with uvicorn's proxy-headers middleware, as served
+        self.config = uvicorn.Config(self.asgi, lifespan="off", timeout_keep_alive=keep_alive)
         self.config.load()
         self.state = ServerState()
         self.state.default_headers = [DATE]
@@ -415,3 +418,46 @@ def test_a_fault_in_the_direct_path_is_met_again_by_the_asgi_app(served_engine, 
     below, through_asgi = both(SHAPES["echo"])
     assert below == through_asgi
     assert below[0].startswith(b"HTTP/1.1 500 Internal Server Error\r\n")
+
+
+#: uvicorn's keep-alive time in the test below, and the waits: shorter than it, then longer.
+KEEP_ALIVE = 0.5
+SHORTER, LONGER = 0.3, 0.7
+
+
+@pytest.mark.parametrize("shape", ["echo", "session ping", "invalid JSON"])
+def test_a_quiet_connection_ends_after_the_keep_alive_time_both_ways(served_engine, shape: str) -> None:
+    """Each answer starts uvicorn's keep-alive time again; a connection quiet for that long ends."""
+    seen = []
+    for direct in (True, False):
+        served = Served(direct, keep_alive=KEEP_ALIVE)
+        try:
+            (request,) = SHAPES[shape](served.open_session())
+            connection, wire = served.connect()
+            states = []
+            for wait in (SHORTER, SHORTER, LONGER):
+                connection.data_received(request)
+                served.settle()
+                served.loop.run_until_complete(asyncio.sleep(wait))
+                states.append(wire.closed)
+            seen.append(states)
+        finally:
+            served.close()
+    assert seen == [[False, False, True]] * 2
+
+
+def test_a_request_begun_after_an_answer_stops_the_keep_alive_time_both_ways(served_engine) -> None:
+    """What comes after an answer stops its keep-alive time: a head still arriving is the head timeout's."""
+    seen = []
+    for direct in (True, False):
+        served = Served(direct, keep_alive=KEEP_ALIVE)
+        try:
+            connection, wire = served.connect()
+            connection.data_received(post(ECHO, ECHO_HEADERS))
+            served.settle()
+            connection.data_received(post(ECHO, ECHO_HEADERS)[:30])
+            served.loop.run_until_complete(asyncio.sleep(LONGER))
+            seen.append((bytes(wire.out).count(b"HTTP/1.1 200 OK"), wire.closed))
+        finally:
+            served.close()
+    assert seen == [(1, False)] * 2

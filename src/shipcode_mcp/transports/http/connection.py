@@ -49,6 +49,8 @@ LOOKS = 4
 ABSOLUTE_FORM = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
 #: The header fields by which uvicorn's proxy-headers middleware changes a request's client and scheme.
 FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto")
+#: How much earlier than asked a timer may fire (uvloop counts whole milliseconds).
+TIMER_SLACK = 0.001
 #: A direct answer's status line and content type, as uvicorn writes them.
 DIRECT_STATUS = STATUS_LINE[200]
 DIRECT_TYPE = b"%s: %s\r\n" % JSON_CONTENT_TYPE
@@ -113,6 +115,10 @@ class HttpConnection(HttpToolsProtocol):
         self.held: list[bytes] | None = None
         #: Whether the held request lets the connection stay open after it.
         self.keep_alive = True
+        #: The event-loop time of the last answer below ASGI, while nothing has come after it (else None), and
+        #: the timer that ends the connection after uvicorn's keep-alive time without a request.
+        self.quiet_since: float | None = None
+        self.quiet_timer: asyncio.TimerHandle | None = None
         #: uvicorn's default response fields (``date``, changed every second, and those configured), and a
         #: direct answer's status line and those fields as written.
         self.fields: tuple[Any, bytes] = (None, b"")
@@ -135,6 +141,7 @@ class HttpConnection(HttpToolsProtocol):
         HeadClock.of(self).start()
 
     def data_received(self, data: bytes) -> None:
+        self.quiet_since = None
         left = self.head_left
         if left is None and (not self.cycle.more_body or self.cycle.response_complete):  # a new head begins
             left = self.max_head_bytes
@@ -280,12 +287,27 @@ class HttpConnection(HttpToolsProtocol):
 
     def answered(self) -> None:
         """After a read whose last request was answered below ASGI: what uvicorn does once a response is
-        complete (read again, start the keep-alive timeout)."""
+        complete: read again, and end the connection when nothing more comes within uvicorn's keep-alive
+        time. One timer serves the answers of a connection: when it finds a later answer than the one it was
+        set for, it waits again for the rest of that one's time (a timer per answer costs more than the rest
+        of the answer's way)."""
         if self.transport.is_closing():
             return
-        self._unset_keepalive_if_required()
         self.flow.resume_reading()
-        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+        self.quiet_since = self.loop.time()
+        if self.quiet_timer is None:
+            self.quiet_timer = self.loop.call_at(self.quiet_since + self.timeout_keep_alive, self.quiet_end)
+
+    def quiet_end(self) -> None:
+        """The keep-alive timer of answers below ASGI: the connection ends if nothing came since the last."""
+        self.quiet_timer = None
+        if self.quiet_since is None or self.transport.is_closing():
+            return
+        due = self.quiet_since + self.timeout_keep_alive
+        if self.loop.time() + TIMER_SLACK >= due:
+            self.timeout_keep_alive_handler()
+        else:
+            self.quiet_timer = self.loop.call_at(due, self.quiet_end)
 
     # -- refusals --------------------------------------------------------------------------------------
 
