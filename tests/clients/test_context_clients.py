@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clients import EXAMPLES, Events, check_session, failure, load_example, ok, text, ts_outcome
-from wire import SERVER_COMMAND, engine_env
+from support.clients import EXAMPLES, Events, check_session, failure, load_example, ok, text, ts_outcome
+from support.wire import SERVER_COMMAND, engine_env
 
 APP = [str(EXAMPLES / "assistant.py")]
 WAIT_LIMIT = 10  # seconds: a guard against a hang, never a schedule

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clients import EXAMPLES, Events, check_session, ok, text, ts_outcome
-from wire import SERVER_COMMAND, engine_env
+from support.clients import EXAMPLES, Events, check_session, ok, text, ts_outcome
+from support.wire import SERVER_COMMAND, engine_env
 
 APP = [str(EXAMPLES / "recipes.py")]
 WAIT_LIMIT = 30  # seconds: a guard against a hang, never a schedule

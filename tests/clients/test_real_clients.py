@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clients import EXAMPLES, failure, load_example, ok, text, ts_outcome
-from wire import SERVER_COMMAND, engine_env
+from support.clients import EXAMPLES, failure, load_example, ok, text, ts_outcome
+from support.wire import SERVER_COMMAND, engine_env
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 

@@ -11,7 +11,7 @@ by byte, and split around the limit.
 from __future__ import annotations
 
 import pytest
-from wire import INVALID_NULL, PARSE, ping, pong
+from support.wire import INVALID_NULL, PARSE, ping, pong
 
 PING = ping(7)
 PONG = pong(7)

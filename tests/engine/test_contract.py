@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import wire
-from wire import default_catalogue
+from support import wire
+from support.wire import default_catalogue
 
 H = '{"jsonrpc":"2.0","id":'
 INIT_RESULT = wire.INIT_RESULT.decode()
@@ -235,7 +235,7 @@ CASES: list[tuple[str, str, str]] = [
 
 def test_the_model_reads_every_case_as_written_here() -> None:
     """The independent model that the differential and fuzz runs trust (oracle.py) agrees with each case."""
-    from oracle import predict
+    from support.oracle import predict
 
     assert [name for name, line, expected in CASES if predict(line.encode() + b"\n") != expected.encode()] == []
 

@@ -19,9 +19,9 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import TOKENS, check_engines, mutated_stream
-from serverproc import corpus_files, corpus_messages
-from wire import default_catalogue, engine
+from support.oracle import TOKENS, check_engines, mutated_stream
+from support.serverproc import corpus_files, corpus_messages
+from support.wire import default_catalogue, engine
 
 pytestmark = pytest.mark.compiled
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from wire import SERVER_COMMAND, default_catalogue, engine_env
+from support.wire import SERVER_COMMAND, default_catalogue, engine_env
 
 import shipcode_mcp
 

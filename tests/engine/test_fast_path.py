@@ -15,9 +15,9 @@ import struct
 
 import orjson
 import pytest
-from oracle import predict
-from wire import HEAD, default_catalogue, engine, error, request, result, text
-from wire import read as wire_read
+from support.oracle import predict
+from support.wire import HEAD, default_catalogue, engine, error, request, result, text
+from support.wire import read as wire_read
 
 from shipcode_mcp import Server
 from shipcode_mcp.jsontext import number_text

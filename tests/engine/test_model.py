@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from oracle import DEFAULT_LIMIT, check_engines, mutated_stream
-from serverproc import corpus_files, corpus_messages
-from wire import default_catalogue
+from support.oracle import DEFAULT_LIMIT, check_engines, mutated_stream
+from support.serverproc import corpus_files, corpus_messages
+from support.wire import default_catalogue
 
 CATALOGUE = default_catalogue()
 MESSAGES = corpus_messages()

@@ -16,8 +16,8 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from serverproc import ServerProcess
-from wire import StateClock, default_catalogue, engine, error, request, result
+from support.serverproc import ServerProcess
+from support.wire import StateClock, default_catalogue, engine, error, request, result
 
 from shipcode_mcp import Context, InputRequired, Server, elicitation_request, roots_request, sampling_request
 from shipcode_mcp.requeststate import MAX_STATE_CHARS, StateSeal

@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal, Optional
 
 import orjson
 import pytest
-import wire
-from serverproc import ServerProcess
-from wire import call, default_catalogue, error, not_found, notification, read, request, result, text
+from support import wire
+from support.serverproc import ServerProcess
+from support.wire import call, default_catalogue, error, not_found, notification, read, request, result, text
 
 from shipcode_mcp import Context, RpcError, Server
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from wire import error, not_found, read, request, result
+from support.wire import error, not_found, read, request, result
 
 from shipcode_mcp import Server
 from shipcode_mcp.folder import DEFAULT_MAX_RESOURCE_BYTES, guess_mime_type, scan_folder

@@ -10,7 +10,7 @@ import asyncio
 from typing import Annotated, Any, Literal, Optional
 
 import pytest
-from wire import call, error, read, request, result, text
+from support.wire import call, error, read, request, result, text
 
 from shipcode_mcp import Server, ToolError
 from shipcode_mcp.protocol import RpcError

@@ -13,8 +13,8 @@ import string
 
 import orjson
 import pytest
-from httpwire import http, json_reply, modern_headers, seen, within
-from wire import StateClock, error, request, result
+from support.httpwire import http, json_reply, modern_headers, seen, within
+from support.wire import StateClock, error, request, result
 
 from shipcode_mcp import Context, Server
 from shipcode_mcp.requeststate import STATE_KEY_VARIABLE, STATE_LIFETIME, StateSeal, state_key

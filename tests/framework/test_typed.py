@@ -20,14 +20,14 @@ import annotated_types
 import orjson
 import pytest
 from pydantic import BaseModel, Field
+from support.wire import call, request, result, text
 from typing_extensions import TypedDict
-from wire import call, request, result, text
 
 from shipcode_mcp import Context, Server
 from shipcode_mcp.schema import FlatShape
 from shipcode_mcp.typed import Arguments
 
-APP_FILE = Path(__file__).resolve().parent / "apps" / "typed.py"
+APP_FILE = Path(__file__).resolve().parents[1] / "apps" / "typed.py"
 sys.path.insert(0, str(APP_FILE.parent))
 from typed import Item, app  # noqa: E402
 

@@ -11,9 +11,9 @@ from typing import Any
 import mcp.types as sdk
 import orjson
 import pytest
+from support.wire import call, result, text
 from test_typed import sdk_metadata, served_over_stdio
 from typed import Box, Item, app, boxed, double, items, point, priced
-from wire import call, result, text
 
 from shipcode_mcp import Audio, File, Image, Server
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from httpserver import HttpServer
-from httpwire import META, POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
+from support.httpserver import HttpServer
+from support.httpwire import META, POST_HEADERS, http, json_reply, modern_body, modern_headers, refusal, seen, within
 
 from shipcode_mcp import Context, Server, _log
 from shipcode_mcp.context import caller_identity
@@ -200,7 +200,7 @@ def test_a_session_belongs_to_the_caller_that_opened_it() -> None:
 
 # -- a request state belongs to its caller ---------------------------------------------------------------
 
-BEARER_APP = str(Path(__file__).parent / "apps" / "bearer.py")
+BEARER_APP = str(Path(__file__).parents[1] / "apps" / "bearer.py")
 ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 GREETED = (
     b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Hello, Ada!"}],"resultType":"complete",'

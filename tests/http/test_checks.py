@@ -12,9 +12,20 @@ import asyncio
 import re
 
 import pytest
-from httpwire import POST_HEADERS, STREAM, Call, http, json_reply, modern_body, modern_headers, refusal, seen, within
-from test_http_auth import INVALID_TOKEN, UNAUTHORIZED
-from test_http_auth import make_app as guarded_app
+from support.httpwire import (
+    POST_HEADERS,
+    STREAM,
+    Call,
+    http,
+    json_reply,
+    modern_body,
+    modern_headers,
+    refusal,
+    seen,
+    within,
+)
+from test_auth import INVALID_TOKEN, UNAUTHORIZED
+from test_auth import make_app as guarded_app
 
 from shipcode_mcp import Context, Server
 

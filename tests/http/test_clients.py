@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from httpserver import HttpServer
+from support.httpserver import HttpServer
 
 
 async def session(url: str, mode: str) -> dict[str, Any]:

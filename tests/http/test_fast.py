@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from httpwire import POST_HEADERS, Call, http, json_reply, modern_body, modern_headers, seen, within
-from wire import engine
+from support.httpwire import POST_HEADERS, Call, http, json_reply, modern_body, modern_headers, seen, within
+from support.wire import engine
 
 from shipcode_mcp import Server, defaults
 from shipcode_mcp.lines import LineRules

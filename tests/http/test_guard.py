@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from httpwire import POST_HEADERS, Call, http, json_reply, refusal, seen, within
+from support.httpwire import POST_HEADERS, Call, http, json_reply, refusal, seen, within
 
 from shipcode_mcp import Server
 

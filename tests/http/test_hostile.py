@@ -21,12 +21,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from httpserver import HttpServer
-from httpwire import META, modern_body, refusal
+from support.httpserver import HttpServer
+from support.httpwire import META, modern_body, refusal
 
 from shipcode_mcp.target import load_target
 
-APP = str(Path(__file__).parent / "apps" / "hostile.py")
+APP = str(Path(__file__).parents[1] / "apps" / "hostile.py")
 LIMIT = 30  # seconds any one step may take: a guard, never a schedule
 MAX_BYTES = 4096
 BODY_SECONDS = "0.5"

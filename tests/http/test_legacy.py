@@ -10,7 +10,7 @@ import asyncio
 
 import orjson
 import pytest
-from httpwire import POST_HEADERS, STREAM, Call, empty_reply, events, http, json_reply, refusal, seen, within
+from support.httpwire import POST_HEADERS, STREAM, Call, empty_reply, events, http, json_reply, refusal, seen, within
 
 from shipcode_mcp import Context, Server
 

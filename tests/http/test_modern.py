@@ -10,7 +10,7 @@ import asyncio
 
 import orjson
 import pytest
-from httpwire import (
+from support.httpwire import (
     CAPS,
     LOG,
     META,

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from httpserver import APP, MODERN_HEADERS, HttpServer
-from httpwire import META, modern_body, within
-from wire import engine_env
+from support.httpserver import APP, MODERN_HEADERS, HttpServer
+from support.httpwire import META, modern_body, within
+from support.wire import engine_env
 
 
 def modern_call(server: HttpServer, name: str, params: dict, rid: int = 1) -> tuple[int, dict, bytes]:
@@ -81,7 +81,7 @@ def test_a_round_finishes_on_another_process_sharing_the_key(engine_name: str) -
 
 
 def test_processes_of_one_server_share_one_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    from httpwire import http, modern_headers
+    from support.httpwire import http, modern_headers
 
     from shipcode_mcp import cli
     from shipcode_mcp.transports.http import serve

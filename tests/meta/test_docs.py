@@ -29,7 +29,7 @@ import pytest
 
 from shipcode_mcp._engine import IMPLEMENTATION
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "README.md"]
 CI_SCRIPT = ROOT / ".ci" / "run"
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import orjson
 import pytest
-from httpserver import HttpServer, free_port
+from support.httpserver import HttpServer, free_port
 
-REALISTIC = Path(__file__).resolve().parent.parent / "benchmarks" / "realistic"
+REALISTIC = Path(__file__).resolve().parents[2] / "benchmarks" / "realistic"
 
 
 def _workload_modules():  # -> (answers, store)
     """The workload's ``answers`` and ``store`` modules, imported with the benchmarks' own top-level
-    names (``harness``, ``httpbench``): ``tests/conformance/harness.py`` holds the name ``harness`` once
+    names (``harness``, ``httpbench``): ``tests/support/conformance.py`` holds the name ``harness`` once
     collected, so it is set aside meanwhile; ``sys.path`` and ``sys.modules`` are put back afterwards."""
     saved_path = sys.path[:]
     shadowed = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "harness"}

@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wire import INIT_RESULT, engine_env, request, result
+from support.wire import INIT_RESULT, engine_env, request, result
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "shipcode_mcp"
 PYX_DIR = ROOT / "pyx"
 PYX = PYX_DIR / "_engine_c.pyx"

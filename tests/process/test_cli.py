@@ -11,11 +11,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from wire import HELLO, call, engine_env, not_found, request, result, run_server, text
+from support.wire import HELLO, call, engine_env, not_found, request, result, run_server, text
 
 from shipcode_mcp import __version__
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXIT_USAGE = 2
 
 

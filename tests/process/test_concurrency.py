@@ -14,8 +14,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from serverproc import ServerProcess
-from wire import (
+from support.serverproc import ServerProcess
+from support.wire import (
     HEAD,
     SERVER_COMMAND,
     call,
@@ -31,7 +31,7 @@ from wire import (
     text,
 )
 
-APP = str(Path(__file__).with_name("apps") / "gates.py")
+APP = str(Path(__file__).parents[1] / "apps" / "gates.py")
 
 
 def serve(engine_name: str, data: bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -6,7 +6,7 @@ processor runs in-process where only bytes matter (chunking, pathological lines)
 
 Tests marked ``soak`` take minutes: the default run deselects them (``-m 'not soak'`` in
 pyproject's addopts), and they skip themselves unless ``-m`` selects ``soak`` or
-``SHIPCODE_MCP_SOAK=1`` is set. The soak command: ``python -m pytest -m soak tests/test_hostile.py``.
+``SHIPCODE_MCP_SOAK=1`` is set. The soak command: ``python -m pytest -m soak tests/process/test_hostile_stdio.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import threading
 import time
 
 import pytest
-from serverproc import (
+from support.serverproc import (
     INTERNAL,
     ServerProcess,
     baseline_rss_mib,
@@ -28,7 +28,18 @@ from serverproc import (
     echo_call,
     mixed_requests,
 )
-from wire import HEAD, INVALID_NULL, PARSE, SERVER_COMMAND, default_catalogue, engine_env, ping, pong, result, text
+from support.wire import (
+    HEAD,
+    INVALID_NULL,
+    PARSE,
+    SERVER_COMMAND,
+    default_catalogue,
+    engine_env,
+    ping,
+    pong,
+    result,
+    text,
+)
 
 MiB = 1024 * 1024
 #: Generous bound for one pathological line, on a shared and noisy machine.

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import pytest
-from serverproc import ServerProcess, mixed_requests
-from wire import ping, pong
+from support.serverproc import ServerProcess, mixed_requests
+from support.wire import ping, pong
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MOMENTS = ("start-up", "flood", "idle", "end of input", "reader away")
@@ -123,7 +123,7 @@ def test_storms_of_stop_signals(engine_name: str) -> None:
 
 def test_storms_of_stop_signals_on_the_concurrent_server(engine_name: str) -> None:
     """The same with an app served by the event loop (pings only: it has no echo or add)."""
-    gates = str(Path(__file__).with_name("apps") / "gates.py")
+    gates = str(Path(__file__).parents[1] / "apps" / "gates.py")
     check_storms(engine_name, ("start-up", "idle", "end of input") * 3, 3, gates)
 
 

@@ -6,7 +6,7 @@ import os
 import pty
 import subprocess
 
-from wire import SERVER_COMMAND, engine_env
+from support.wire import SERVER_COMMAND, engine_env
 
 import shipcode_mcp
 

@@ -2,7 +2,7 @@
 
 :func:`install` puts the packages of ``package-lock.json`` (the suite, the TypeScript SDK the
 session bridge uses, and the npm package ``node``, a Node 22: the suite needs 22 or later) into
-the git-ignored ``node_modules`` here, once; :func:`run_suite` runs the server scenarios of one
+the git-ignored ``tests/conformance/node_modules``, once; :func:`run_suite` runs the server scenarios of one
 :class:`Selection` against an endpoint: :func:`http_server` (``shipcode-mcp app.py --http``, the
 native transport) or :func:`bridge` in front of a stdio server command: ``bridge.mjs``
 (sessions, one server process each) for the revisions with ``initialize``,
@@ -10,8 +10,8 @@ native transport) or :func:`bridge` in front of a stdio server command: ``bridge
 
 Run by hand (``--pure`` for the pure-Python engine; ``--stdio``, or a command, for a bridged stdio server)::
 
-    python tests/conformance/harness.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [--stdio]
-    python tests/conformance/harness.py [--pure] [--run ...] -- COMMAND [ARG...]
+    python tests/support/conformance.py [--pure] [--run 2025-06-18|2025-11-25|2026-07-28] [--stdio]
+    python tests/support/conformance.py [--pure] [--run ...] -- COMMAND [ARG...]
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-LOCKFILE = HERE / "package-lock.json"
-MODULES = HERE / "node_modules"
+FOLDER = Path(__file__).resolve().parents[1] / "conformance"  # the suite's Node project, app and bridges
+LOCKFILE = FOLDER / "package-lock.json"
+MODULES = FOLDER / "node_modules"
 NODE = MODULES / "node" / "bin" / "node"
 SUITE = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
-BRIDGE = HERE / "bridge.mjs"
-STATELESS_BRIDGE = HERE / "stateless_bridge.mjs"
-APP = HERE / "app.py"
+BRIDGE = FOLDER / "bridge.mjs"
+STATELESS_BRIDGE = FOLDER / "stateless_bridge.mjs"
+APP = FOLDER / "app.py"
 STAMP = MODULES / ".shipcode-lock-sha256"  # the hash of the lockfile last installed
 NODE_MAJOR = 22
 # The statuses of a check that did not pass (the others: SUCCESS, and INFO for what is only logged).
@@ -92,7 +92,7 @@ def _npm(npm: str, *args: str) -> subprocess.CompletedProcess:
     try:
         done = subprocess.run(
             [npm, *args, "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=HERE,
+            cwd=FOLDER,
             capture_output=True,
             timeout=600,
             check=False,
@@ -125,7 +125,7 @@ def install() -> Path:
     :class:`RegistryUnreachable` when npm is missing or cannot reach the registry, and
     :class:`RuntimeError` for any other failure.
     """
-    digest = hashlib.sha256(LOCKFILE.read_bytes() + (HERE / "package.json").read_bytes()).hexdigest()
+    digest = hashlib.sha256(LOCKFILE.read_bytes() + (FOLDER / "package.json").read_bytes()).hexdigest()
     if _installed(digest):
         return NODE
     with LOCKFILE.open("rb") as lock:

@@ -1,4 +1,4 @@
-"""Fuzz the line processor of both engines for a while: ``python tests/fuzz_engine.py --minutes 10``.
+"""Fuzz the line processor of both engines for a while: ``python tests/support/fuzz_engine.py --minutes 10``.
 
 Every input goes through the compiled and the pure engine, whole and split into random
 chunks, with the default or a tiny ``--max-message-bytes``. The outputs must be identical
@@ -28,12 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+TESTS = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(TESTS), str(TESTS / "engine")]  # the package support; test_differential's generators
 
-from oracle import TOKENS, check_engines  # noqa: E402
-from serverproc import CORPUS  # noqa: E402
-from wire import default_catalogue, engine  # noqa: E402
+from support.oracle import TOKENS, check_engines  # noqa: E402
+from support.serverproc import CORPUS  # noqa: E402
+from support.wire import default_catalogue, engine  # noqa: E402
 
 SMALL_LIMITS = (1, 2, 8, 40, 41, 64, 100)
 

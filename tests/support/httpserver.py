@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from wire import engine_env
+from support.wire import engine_env
 
-APP = str(Path(__file__).parent / "apps" / "web.py")
+APP = str(Path(__file__).parents[1] / "apps" / "web.py")
 MODERN_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 

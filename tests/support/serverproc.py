@@ -1,7 +1,7 @@
 """Helpers for the hostile-input tests: the real server over pipes, expected bytes, the corpus.
 
-Imported by ``test_hostile.py``, ``test_differential.py`` and the standalone ``fuzz_engine.py``
-(all in this folder); it imports nothing from the tests' conftest, only from ``wire``.
+Imported by ``process/test_hostile_stdio.py``, ``engine/test_differential.py`` and the standalone ``fuzz_engine.py``
+beside it; it imports nothing from the tests' conftest, only from ``wire``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import threading
 import time
 from pathlib import Path
 
-from wire import HELLO, PARSE, SERVER_COMMAND, TOOLS, engine_env, error, ping, pong, result
+from support.wire import HELLO, PARSE, SERVER_COMMAND, TOOLS, engine_env, error, ping, pong, result
 
-CORPUS = Path(__file__).with_name("corpus")
+CORPUS = Path(__file__).parents[1] / "corpus"
 
 # -- expected bytes ------------------------------------------------------------------------
 
