@@ -1,4 +1,5 @@
-"""Paths, the progress log on stderr, and quiet subprocess calls shared by every harness module."""
+"""What every benchmark shares: paths, the progress log on stderr, quiet subprocess calls; the machine and versions
+(``machine``), number formats (``fmt``), the chart's bars (``chart``), the one Node project (``node``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent.parent  # benchmarks/
+HERE = Path(__file__).resolve().parents[1]  # benchmarks/
 ROOT = HERE.parent
 NODE_DIR = HERE / ".node"
 RESULTS = HERE / "results"

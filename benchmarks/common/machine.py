@@ -10,8 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from .common import ROOT, run_quiet
-from .servers import ts_sdk_version
+from common import ROOT, node, run_quiet
 
 
 def uncommitted_changes() -> str | None:
@@ -52,8 +51,8 @@ def machine_info(specs: list) -> dict:
             pass
     if shutil.which("node"):
         versions["node"] = run_quiet(["node", "--version"])[1]
-    if ts_sdk_version():
-        versions["@modelcontextprotocol/sdk"] = ts_sdk_version()
+    if sdk := node.version("@modelcontextprotocol/sdk"):
+        versions["@modelcontextprotocol/sdk"] = sdk
     info["engines"] = {spec.name: spec.engine for spec in specs if spec.group == "shipcode" and spec.available}
     code, commit = run_quiet(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
     info["git_commit"] = commit + ("-dirty" if uncommitted_changes() else "") if code == 0 else "none"

@@ -1,4 +1,4 @@
-"""The app shipcode-mcp serves for the benchmark's `slow` workload: ``shipcode-mcp benchmarks/slow_app.py``.
+"""The app shipcode-mcp serves for the benchmark's `slow` workload: ``shipcode-mcp benchmarks/common/slow_app.py``.
 
 The default catalogue (tools echo and add, resource file:///hello.txt) plus ``sleep``, an ``async def`` tool
 that awaits ``asyncio.sleep``: the stand-in for a tool that waits on a network, a database or a subprocess.

@@ -2,7 +2,7 @@
 
 Every peer serves the same two tools and one resource as shipcode-mcp, with the same texts, so the driver can
 check their answers semantically; with ``--slow`` also the ``sleep`` tool of the slow workload (an async tool
-that awaits ``asyncio.sleep``), as ``benchmarks/slow_app.py`` does for shipcode-mcp. Kept free of any SDK
+that awaits ``asyncio.sleep``), as ``benchmarks/common/slow_app.py`` does for shipcode-mcp. Kept free of any SDK
 import so each peer pays only for its own SDK.
 """
 

@@ -1,7 +1,7 @@
 """Peer: the high-level server of an MCP Python SDK, over stdio, serving the benchmark catalogue.
 
-    python peer_fastmcp.py            # the official SDK's FastMCP (`mcp` 1.x), renamed MCPServer in `mcp` 2.x
-    python peer_fastmcp.py --standalone   # the separate `fastmcp` package (FastMCP 2+)
+    python fastmcp_server.py            # the official SDK's FastMCP (`mcp` 1.x), renamed MCPServer in `mcp` 2.x
+    python fastmcp_server.py --standalone   # the separate `fastmcp` package (FastMCP 2+)
     ... --slow                            # also the slow workload's async `sleep` tool
 
 Tools are plain decorated functions, as a user of these frameworks writes them; argument checking is the
@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import _catalogue as cat  # noqa: E402
+import catalogue as cat  # noqa: E402
 
 STANDALONE = "--standalone" in sys.argv[1:]
 SLOW = "--slow" in sys.argv[1:]

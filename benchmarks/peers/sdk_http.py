@@ -1,34 +1,30 @@
 """Peers over Streamable HTTP: the official MCP Python SDK's low-level ``Server``, or with ``--fastmcp`` the
 separate ``fastmcp`` package, each serving the benchmark catalogue's tools in its stateless JSON configuration
-(``stateless_http=True, json_response=True``; the tools are those of ``peer_sdk_lowlevel.py`` and
-``peer_fastmcp.py``) on uvicorn with httptools and uvloop.
+(``stateless_http=True, json_response=True``; the tools are those of ``sdk_lowlevel.py`` and
+``fastmcp_server.py``) on uvicorn with httptools and uvloop.
 
-usage: python peer_sdk.py [--fastmcp] PORT
+usage: python sdk_http.py [--fastmcp] PORT
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
 import uvicorn
 
-BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, BENCHMARKS)
-
 
 def sdk_app():
-    from peer_sdk_lowlevel import Server, build_v1, build_v2
+    from sdk_lowlevel import Server, build_v1, build_v2
 
     server = build_v1() if hasattr(Server, "call_tool") else build_v2()
     return server.streamable_http_app(stateless_http=True, json_response=True)
 
 
 def fastmcp_app():
-    sys.argv[1:] = ["--standalone"]  # peer_fastmcp.py builds the standalone fastmcp app when its argv says so
-    import peer_fastmcp
+    sys.argv[1:] = ["--standalone"]  # fastmcp_server.py builds the standalone fastmcp app when its argv says so
+    import fastmcp_server
 
-    return peer_fastmcp.app.http_app(stateless_http=True, json_response=True)
+    return fastmcp_server.app.http_app(stateless_http=True, json_response=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 // Peer: the official MCP TypeScript SDK 2 (@modelcontextprotocol/server with @modelcontextprotocol/node),
 // serving the benchmark catalogue's tools echo and add over Streamable HTTP on node:http.
 //
-// usage: node peer_ts_sdk.mjs PORT   (http_bench.py copies it into httpbench/.node/, beside the pinned SDK)
+// usage: node ts_sdk_http.mjs PORT   (run.py http copies it into benchmarks/.node/, beside the locked packages)
 // Its stateless JSON configuration: createMcpHandler with a fresh low-level Server per request (the SDK's
 // stateless idiom), responseMode "json", 2025-era requests served by its stateless legacy fallback.
 import http from "node:http";

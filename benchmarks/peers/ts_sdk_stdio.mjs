@@ -1,17 +1,17 @@
 // Peer: the official MCP TypeScript SDK (@modelcontextprotocol/sdk) over stdio, serving the benchmark catalogue.
 //
-//   node peer_ts_sdk.mjs              # low-level Server with request handlers
-//   node peer_ts_sdk.mjs --mcpserver  # high-level McpServer with zod-typed tools
+//   node ts_sdk_stdio.mjs              # low-level Server with request handlers
+//   node ts_sdk_stdio.mjs --mcpserver  # high-level McpServer with zod-typed tools
 //   ... --slow                        # also the slow workload's async `sleep` tool (awaits a timer)
 //
-// The SDK is looked up in benchmarks/.node/ (where run.py installs the pinned versions from package.json), or
+// The SDK is looked up in benchmarks/.node/ (where run.py installs the benchmarks' locked Node project), or
 // in the folder named by MCP_TS_SDK_DIR.
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const base = process.env.MCP_TS_SDK_DIR || path.join(here, ".node");
+const base = process.env.MCP_TS_SDK_DIR || path.join(here, "..", ".node");
 const require = createRequire(path.join(base, "package.json"));
 const load = (name) => import(pathToFileURL(require.resolve(name)).href);
 

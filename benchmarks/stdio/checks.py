@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 import orjson
+from common import PROTOCOL
 
-from .common import PROTOCOL
 from .workloads import INIT_EXPECTED, RESOURCES_RESULT, TOOLS_RESULT
 
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import orjson
+from common import RESULTS, ROOT, log
+from common.machine import machine_info, uncommitted_changes
 
 from .chart import draw_chart
-from .common import RESULTS, ROOT, log
-from .machine import machine_info, uncommitted_changes
 from .plan import MODES, Bench
 from .report import fmt_ratio, to_markdown, update_readme
 from .selftest import self_test

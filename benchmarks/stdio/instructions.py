@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Instructions per request of the compiled engine's ``Engine.feed``, counted by valgrind's callgrind.
 
-    python benchmarks/instructions.py                                   # this Python's build
-    python benchmarks/instructions.py --python OLD/bin/python --python NEW/bin/python   # before, after, ratio
+    python benchmarks/run.py instructions                                   # this Python's build
+    python benchmarks/run.py instructions --python OLD/bin/python --python NEW/bin/python   # before, after, ratio
 
 Counts are exact and repeatable where timings are not: they do not move with the machine's load. Each
 workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside
 ``Engine.feed`` (``--toggle-collect``): the catalogue, the handshake and the check of the answers are left
-out. The requests are the benchmark's own (harness/workloads.py), fed in chunks of ``READ_SIZE`` bytes as
+out. The requests are the benchmark's own (stdio/workloads.py), fed in chunks of ``READ_SIZE`` bytes as
 ``serve`` reads them, and every answer is compared with the benchmark's expected bytes. Needs valgrind.
 
 A count is exact for one build, but libc's ``memcpy`` and its kin cost more or less with the alignment of what
@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+BENCHMARKS = Path(__file__).resolve().parents[1]
 #: The workloads measured, by the benchmark's names; ``@2026`` ones are 2026-07-28 requests.
 WORKLOADS = ("ping", "tools/list", "add", "echo100", "add@2026", "echo100@2026")
 MODERN_VERSIONS = ("2026-07-28", "2025-06-18")
@@ -35,12 +35,12 @@ FEED = "__pyx_pw_12shipcode_mcp_9_engine_c_6Engine_*feed"  # the C name of Engin
 
 def child(workload: str, count: int) -> None:
     """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer."""
-    sys.path.insert(0, str(HERE))
-    from harness.workloads import INIT_EXPECTED, INIT_REQUEST, INITIALIZED, MODERN, build_expected, build_requests
+    sys.path.insert(0, str(BENCHMARKS))
     from shipcode_mcp._engine_c import Engine
 
     from shipcode_mcp.defaults import app
     from shipcode_mcp.protocol import READ_SIZE
+    from stdio.workloads import INIT_EXPECTED, INIT_REQUEST, INITIALIZED, MODERN, build_expected, build_requests
 
     if workload.endswith(MODERN):
         app.protocol_versions = MODERN_VERSIONS  # as the benchmark serves it: --protocol-versions
@@ -96,16 +96,16 @@ def count_instructions(python: str, workload: str, count: int) -> tuple[int, int
     return total, total - memory
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="run.py instructions", description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", action="append", help="an interpreter whose build to measure (repeatable)")
     parser.add_argument("--requests", type=int, default=2000, help="requests per workload (default 2000)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated benchmark workloads")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         child(args.child, args.requests)
-        return
+        return 0
     pythons = args.python or [sys.executable]
     heads = [f"`{python}`: all / outside libc mem*" for python in pythons]
     heads += ["ratio: all / outside libc mem*"] if len(pythons) == 2 else []
@@ -119,7 +119,8 @@ def main() -> None:
             (total_before, own_before), (total_after, own_after) = counts
             cells.append(f"{total_after / total_before:.4f} / {own_after / own_before:.4f}")
         print(f"| {workload} | " + " | ".join(cells) + " |", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

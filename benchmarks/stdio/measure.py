@@ -8,9 +8,9 @@ import threading
 import time
 
 import orjson
+from common import log
 
 from .checks import Expect, check_exact_any_order, check_semantic, norm_read, norm_tools
-from .common import log
 from .servers import Spec
 from .session import (
     EXIT_GRACE,

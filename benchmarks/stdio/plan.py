@@ -6,8 +6,9 @@ import dataclasses
 import math
 import statistics
 
-from .common import log
-from .fmt import fmt_size
+from common import log
+from common.fmt import fmt_size
+
 from .measure import calibrate, parallel, pingpong, pipelined, slow_calls
 from .servers import Spec
 from .session import Failure

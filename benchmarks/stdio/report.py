@@ -6,8 +6,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from .common import HERE, ROOT, log
-from .fmt import fmt_num, fmt_rate, fmt_size, med
+from common import HERE, ROOT, log
+from common.fmt import fmt_num, fmt_rate, fmt_size, med
+
 from .targets import CAT_GOALS, PURE_MIX_GOAL, REST_RSS_GOAL, STARTUP_GOAL
 from .workloads import SLOW_MS, WORKLOADS
 

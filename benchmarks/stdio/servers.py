@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shlex
@@ -11,9 +10,13 @@ import shutil
 import sys
 from pathlib import Path
 
+from common import HERE, node, run_quiet
+
 from .checks import Expect
-from .common import HERE, NODE_DIR, ROOT, log, run_quiet
 from .workloads import MODERN, NEEDS, SLOW
+
+STDIO = Path(__file__).resolve().parent
+PEERS = HERE / "peers"
 
 #: Variables the built-in servers run without, whatever the environment says.
 VARIANT_VARS = (
@@ -83,10 +86,10 @@ def _have_module(name: str) -> bool:
 def builtin_specs() -> list:
     py = sys.executable
     ship = shipcode_argv()
-    ship_slow = ship + [str(HERE / "slow_app.py")]
-    lowlevel = [py, str(HERE / "peer_sdk_lowlevel.py")]
-    fast = [py, str(HERE / "peer_fastmcp.py")]
-    ts = ["node", str(HERE / "peer_ts_sdk.mjs")]
+    ship_slow = ship + [str(HERE / "common" / "slow_app.py")]
+    lowlevel = [py, str(PEERS / "sdk_lowlevel.py")]
+    fast = [py, str(PEERS / "fastmcp_server.py")]
+    ts = ["node", str(PEERS / "ts_sdk_stdio.mjs")]
     return [
         Spec("compiled", ship, "exact", "shipcode", label="shipcode-mcp compiled", slow_argv=ship_slow),
         Spec(
@@ -120,10 +123,10 @@ def builtin_specs() -> list:
             only=("ping", "mix"),
             label="compiled, PYTHONUNBUFFERED=1",
         ),
-        Spec("naive", [py, str(HERE / "naive_loop.py")], "exact", "floor", label="naive loop, flush per line"),
+        Spec("naive", [py, str(STDIO / "naive_loop.py")], "exact", "floor", label="naive loop, flush per line"),
         Spec(
             "naive-batch",
-            [py, str(HERE / "naive_loop.py"), "--batch"],
+            [py, str(STDIO / "naive_loop.py"), "--batch"],
             "exact",
             "floor",
             label="naive loop, chunked I/O",
@@ -190,33 +193,6 @@ def custom_label(cmd: str, taken: set) -> str:
     return label
 
 
-def ts_sdk_version() -> str:
-    try:
-        meta = json.loads((NODE_DIR / "node_modules/@modelcontextprotocol/sdk/package.json").read_text())
-        return meta["version"]
-    except (OSError, ValueError, KeyError):
-        return ""
-
-
-def ensure_node_peers() -> str | None:
-    """Install the pinned TypeScript SDK into benchmarks/.node/ once. Returns a reason when it cannot."""
-    if not shutil.which("node") or not shutil.which("npm"):
-        return "node and npm not found: TypeScript SDK peer skipped"
-    wanted = json.loads((HERE / "package.json").read_text())["dependencies"]["@modelcontextprotocol/sdk"]
-    if ts_sdk_version() == wanted:
-        return None
-    log(f"installing @modelcontextprotocol/sdk {wanted} into {NODE_DIR.relative_to(ROOT)} (npm)")
-    NODE_DIR.mkdir(exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        if (HERE / name).exists():
-            shutil.copyfile(HERE / name, NODE_DIR / name)
-    cmd = ["npm", "ci" if (NODE_DIR / "package-lock.json").exists() else "install", "--no-audit", "--no-fund"]
-    code, out = run_quiet(cmd, cwd=NODE_DIR, timeout=600)
-    if code != 0 or ts_sdk_version() != wanted:
-        return "npm could not install the TypeScript SDK: " + out[-300:]
-    return None
-
-
 def resolve_servers(args) -> list:
     specs = {s.name: s for s in builtin_specs()}
     if args.servers:
@@ -265,7 +241,7 @@ def resolve_servers(args) -> list:
             spec.available, spec.note = False, "the fastmcp package is not installed"
         elif spec.name.startswith("ts-sdk"):
             if node_note is None:
-                node_note = ensure_node_peers() or ""
+                node_note = node.install()
             if node_note:
                 spec.available, spec.note = False, node_note
         elif spec.name == "cat" and not shutil.which("cat"):

@@ -7,7 +7,8 @@ is not met.
 
 from __future__ import annotations
 
-from .fmt import med
+from common.fmt import med
+
 from .workloads import MODERN, WORKLOADS
 
 #: The groups of targets, in report order. ``engines`` is the fast-path guard: the compiled engine at least

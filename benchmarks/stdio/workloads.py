@@ -3,7 +3,7 @@
 Every benchmarked server serves the same catalogue (tools ``echo`` and ``add``, resource
 ``file:///hello.txt``); the bytes below are shipcode-mcp's, which the naive loop copies. The ``slow``
 workload calls one more tool, ``sleep``, an async tool that awaits ``SLOW_MS`` milliseconds: servers serve it
-from a separate command line (``benchmarks/slow_app.py`` for shipcode-mcp, ``--slow`` for the peers).
+from a separate command line (``benchmarks/common/slow_app.py`` for shipcode-mcp, ``--slow`` for the peers).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ OVERRIDE = "(--allow-dirty saves anyway; the report then names the commit with -
 
 
 def harness_copy(root: Path, in_git: bool) -> Path:
-    """``root`` holding the benchmark harness; with ``in_git``, as a git checkout with it committed."""
-    shutil.copytree(BENCHMARKS / "harness", root / "benchmarks" / "harness")
+    """``root`` holding the stdio benchmark; with ``in_git``, as a git checkout with it committed."""
+    for package in ("common", "stdio"):
+        shutil.copytree(BENCHMARKS / package, root / "benchmarks" / package)
     shutil.copy(BENCHMARKS / "run.py", root / "benchmarks" / "run.py")
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "harness"]) if in_git else ():

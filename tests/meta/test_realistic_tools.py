@@ -20,26 +20,13 @@ from support.httpserver import HttpServer, free_port
 
 REALISTIC = Path(__file__).resolve().parents[2] / "benchmarks" / "realistic"
 
+sys.path[:0] = [str(REALISTIC), str(REALISTIC.parent)]  # the workload's modules import each other by bare name
+try:
+    import answers
+    import store
+finally:
+    del sys.path[:2]
 
-def _workload_modules():  # -> (answers, store)
-    """The workload's ``answers`` and ``store`` modules, imported with the benchmarks' own top-level
-    names (``harness``, ``httpbench``): ``tests/support/conformance.py`` holds the name ``harness`` once
-    collected, so it is set aside meanwhile; ``sys.path`` and ``sys.modules`` are put back afterwards."""
-    saved_path = sys.path[:]
-    shadowed = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "harness"}
-    for name in shadowed:
-        del sys.modules[name]
-    sys.path[:0] = [str(REALISTIC), str(REALISTIC.parent)]
-    try:
-        import answers
-        import store
-    finally:
-        sys.path[:] = saved_path
-        sys.modules.update(shadowed)
-    return answers, store
-
-
-answers, store = _workload_modules()
 Store = store.Store
 
 pytestmark = pytest.mark.skipif(
