@@ -681,7 +681,7 @@ def test_a_legacy_session_hears_of_list_changes(engine_module) -> None:
 
 LEGACY_APP = """
 import sys
-sys.path.insert(0, {folder!r})
+sys.path[:0] = [{folder!r}, {tests!r}]  # test_eras, and the package support it imports
 from test_eras import make_app
 app = make_app()
 """
@@ -690,7 +690,7 @@ app = make_app()
 @pytest.fixture
 def legacy_app(tmp_path, request) -> str:
     path = tmp_path / "legacy_app.py"
-    path.write_text(LEGACY_APP.format(folder=str(request.path.parent)))
+    path.write_text(LEGACY_APP.format(folder=str(request.path.parent), tests=str(request.path.parents[1])))
     return str(path)
 
 
