@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
 import orjson
@@ -997,7 +998,8 @@ class Lockstep:
         assert self.server.read_exactly(len(expected), timeout=30) == expected
 
 
-def test_the_concurrent_server_answers_every_feature(engine_name: str) -> None:
+def test_the_concurrent_server_answers_every_feature(engine_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))  # this file imports support
     with ServerProcess(engine_name, *SERVED) as server:
         step = Lockstep(server)
         step(request("initialize", {"protocolVersion": "2025-06-18"}), result(INIT))
