@@ -4,7 +4,7 @@ The scenarios of 2025-06-18, of 2025-11-25 and of 2026-07-28: each fixture is on
 serving every protocol era (a handler that asks the client does so with real requests in the
 eras with ``initialize``, and with ``input_required`` results in 2026-07-28).
 
-Serve it with ``shipcode-mcp tests/conformance/app.py``; ``harness.py`` runs the suite against it.
+Serve it with ``shipcode-mcp tests/conformance/app.py``; ``conformance.py`` runs the suite against it.
 Each fixture's name and behaviour is the one its scenario describes.
 """
 

@@ -7,7 +7,7 @@ added after the release, and those of extensions). Over stdio, one more: what 20
 ``stateless_bridge.mjs`` serving ``shipcode-mcp app.py`` to the suite, for what only the stdio
 server does (one pipe carrying every request, its listen streams told apart by their
 subscription id, cancelling by ``notifications/cancelled``). Installed on first use
-(``harness.install``); skipped, with the reason, only when npm cannot reach its registry.
+(``conformance.install``); skipped, with the reason, only when npm cannot reach its registry.
 
 Every scenario the suite runs must pass whole, except what :data:`EXCLUDED` lists with its reason:
 the tasks extension, and over stdio what judges the HTTP request headers (which the bridge forwards
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import harness
 import pytest
-from wire import engine_env
+from support import conformance
+from support.wire import engine_env
 
 HTTP_HEADERS = (
     "judges the HTTP request headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*) against the body: "
@@ -147,7 +147,7 @@ EXCLUDED = {
 }
 
 
-def verdicts(run: harness.SuiteRun, expected: Expected) -> dict[str, list[str]]:
+def verdicts(run: conformance.SuiteRun, expected: Expected) -> dict[str, list[str]]:
     """Scenario -> ``"<STATUS> <check id>"`` of each check that did not pass; ``["excluded"]`` if excluded."""
     return {
         name: ["excluded"] if name in expected.excluded_scenarios else sorted({f.split(":")[0] for f in failed})
@@ -158,8 +158,8 @@ def verdicts(run: harness.SuiteRun, expected: Expected) -> dict[str, list[str]]:
 @pytest.mark.parametrize(("transport", "revision"), list(EXCLUDED), ids=[f"{t}-{r}" for t, r in EXCLUDED])
 def test_every_scenario_passes(transport: str, revision: str, engine_name: str, node: Path, tmp_path: Path) -> None:
     expected = EXCLUDED[transport, revision]
-    run = harness.run_suite(
-        harness.server_command(), engine_env(engine_name), tmp_path, harness.SELECTIONS[revision], transport
+    run = conformance.run_suite(
+        conformance.server_command(), engine_env(engine_name), tmp_path, conformance.SELECTIONS[revision], transport
     )
     wanted = {
         name: ["excluded"] if name in expected.excluded_scenarios else sorted(expected.excluded_checks.get(name, {}))
