@@ -132,6 +132,15 @@ class Tasks(Extension):
     def added(self, app: Any) -> None:
         self.app = app
 
+    def new_task_id(self) -> str:
+        """A new task's id: 192 random bits (unguessable: with authentication, ids are also bound to
+        their caller)."""
+        return secrets.token_urlsafe(24)
+
+    def timestamp(self) -> str:
+        """Now, as a task's ``createdAt`` and ``lastUpdatedAt`` show it."""
+        return iso(now_ms())
+
     def concurrent(self, tools: dict[str, Tool]) -> bool:
         return True
 
@@ -177,11 +186,12 @@ class Tasks(Extension):
                 return await self.execute(tool, arguments, ctx)
         round_ = ctx._round  # the request's round: the answers gathered before the task
         moment = now_ms()
+        stamp = self.timestamp()
         record = {
-            "taskId": secrets.token_urlsafe(24),
+            "taskId": self.new_task_id(),
             "status": "working",
-            "createdAt": iso(moment),
-            "lastUpdatedAt": iso(moment),
+            "createdAt": stamp,
+            "lastUpdatedAt": stamp,
             "ttlMs": self.ttl_ms,
             "pollIntervalMs": self.poll_interval_ms,
             "expiresAt": moment + self.ttl_ms,
@@ -255,7 +265,7 @@ class Tasks(Extension):
         def change(record: dict[str, Any]) -> dict[str, Any] | None:
             if record["status"] in TERMINAL:
                 return None
-            record.update(changes, status=status, lastUpdatedAt=iso(now_ms()))
+            record.update(changes, status=status, lastUpdatedAt=self.timestamp())
             if status != "input_required":
                 record["inputRequests"] = None
             return record
@@ -340,7 +350,7 @@ class Tasks(Extension):
             record["answers"] = {**record["answers"], **given}
             record["responses"] = {**record["responses"], **given}
             pending = {key: request for key, request in asked.items() if key not in given}
-            record["lastUpdatedAt"] = iso(now_ms())
+            record["lastUpdatedAt"] = self.timestamp()
             if pending:
                 record["inputRequests"] = pending
             else:
