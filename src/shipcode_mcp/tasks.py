@@ -48,10 +48,9 @@ TASKS = "io.modelcontextprotocol/tasks"
 DEFAULT_TTL_MS = 3_600_000
 #: How often a client is told to poll, by default (ms).
 DEFAULT_POLL_INTERVAL_MS = 1_000
-#: With a shared store: how long a process's word that it still runs a task holds (ms), and how
-#: often it renews it (s); a ``working`` task whose word lapsed failed with its process.
-LEASE_MS = 15_000
-RENEW_SECONDS = 5.0
+#: With a shared store: how long a process's word that it still runs a task holds, by default (ms); it
+#: renews it three times as often. A ``working`` task whose word lapsed failed with its process.
+DEFAULT_LEASE_MS = 15_000
 #: The members of a task as ``tasks/get`` shows it, besides ``inputRequests``, ``result`` and ``error``.
 ENVELOPE = ("taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs")
 _NO_ARGUMENTS: dict = {}
@@ -107,7 +106,8 @@ class Tasks(Extension):
 
     ``store`` keeps the tasks (default: a :class:`~shipcode_mcp.taskstore.MemoryTaskStore`);
     ``ttl_ms`` is how long a task is kept after it was created, ``poll_interval_ms`` how often
-    clients are told to poll.
+    clients are told to poll; with a shared store, a ``working`` task whose process has not renewed
+    its word for ``lease_ms`` failed with that process.
     """
 
     name = TASKS
@@ -118,13 +118,16 @@ class Tasks(Extension):
         store: TaskStore | None = None,
         ttl_ms: int = DEFAULT_TTL_MS,
         poll_interval_ms: int = DEFAULT_POLL_INTERVAL_MS,
+        lease_ms: int = DEFAULT_LEASE_MS,
     ) -> None:
-        for value, what in ((ttl_ms, "ttl_ms"), (poll_interval_ms, "poll_interval_ms")):
+        for value, what in ((ttl_ms, "ttl_ms"), (poll_interval_ms, "poll_interval_ms"), (lease_ms, "lease_ms")):
             if type(value) is not int or value < 1:
                 raise ValueError(f"{what} is a whole number of milliseconds, 1 or more")
         self.store = MemoryTaskStore() if store is None else store
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
+        #: With a shared store: how long this process's word that it runs a task holds (ms).
+        self.lease_ms = lease_ms
         #: The work running in this process, by task id.
         self.running: dict[str, asyncio.Task] = {}
         self.app: Any = None
@@ -203,7 +206,7 @@ class Tasks(Extension):
             "responses": {},
             "state": round_.state if round_ is not None else None,
             "inputRequests": None,
-            "lease": moment + LEASE_MS,
+            "lease": moment + self.lease_ms,
         }
         try:
             await self.store.create(record)
@@ -278,12 +281,12 @@ class Tasks(Extension):
         """With a shared store: renew this process's word that it runs the task; stop the work when
         another process cancelled it."""
         while True:
-            await asyncio.sleep(RENEW_SECONDS)
+            await asyncio.sleep(self.lease_ms / 3000)
 
             def change(record: dict[str, Any]) -> dict[str, Any] | None:
                 if record["status"] in TERMINAL:
                     return None
-                record["lease"] = now_ms() + LEASE_MS
+                record["lease"] = now_ms() + self.lease_ms
                 return record
 
             record = await self.store.change(task_id, change)
@@ -354,7 +357,7 @@ class Tasks(Extension):
             if pending:
                 record["inputRequests"] = pending
             else:
-                record.update(status="working", inputRequests=None, lease=now_ms() + LEASE_MS)
+                record.update(status="working", inputRequests=None, lease=now_ms() + self.lease_ms)
                 resumed.append(True)
             return record
 

@@ -2,7 +2,8 @@
 
 Task ids count up (``task-1``, ``task-2``, ...) and every timestamp is one fixed instant, so answers are
 whole known bytes; with ``TASKS_REDIS`` set (a Redis url) the tasks are kept there, with real random ids
-(several processes share them).
+(several processes share them) and a process's word that it runs a task lasting 0.9 s. ``served()`` is the
+app over HTTP with bearer tokens of two callers (``uvicorn --factory tasks:served``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class CountedTasks(Tasks):
 if os.environ.get("TASKS_REDIS"):
     from shipcode_mcp.redisstore import RedisTaskStore
 
-    tasks = Tasks(RedisTaskStore(os.environ["TASKS_REDIS"]), ttl_ms=60_000, poll_interval_ms=50)
+    tasks = Tasks(RedisTaskStore(os.environ["TASKS_REDIS"]), ttl_ms=60_000, poll_interval_ms=50, lease_ms=900)
 else:
     tasks = CountedTasks(ttl_ms=60_000, poll_interval_ms=50)
 app = Server("tasks", version="1.0.0", extensions=[tasks])
@@ -98,3 +99,11 @@ async def greets_later(later: bool, ctx: Context) -> str:
     """Greets whoever answered, from a task or at once"""
     answer = await ctx.elicit("Who?", NAME, key="who")
     return f"Hi {answer['content']['name']}"
+
+
+#: Bearer tokens of two callers.
+TOKENS = {"ada": {"iss": "https://auth.example", "sub": "ada"}, "bob": {"iss": "https://auth.example", "sub": "bob"}}
+
+
+def served() -> Any:
+    return app.http_app(auth=TOKENS.get)
