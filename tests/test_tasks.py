@@ -145,7 +145,8 @@ def test_questions_are_answered_one_at_a_time_then_the_task_completes(client: Cl
     assert client.until("task-1", b"input_required") == detailed(client.rid, 1, b"input_required", asked)
     first = {"first": {"action": "accept", "content": {"name": "Ada"}}, "unknown": {"action": "accept"}}
     assert client.ask("tasks/update", {"taskId": "task-1", "inputResponses": first}) == ack(client.rid)
-    still = b',"inputRequests":{"second":{"method":"elicitation/create","params":{"message":"Second?","requestedSchema":%s}}}'
+    still = b',"inputRequests":{"second":{"method":"elicitation/create","params":'
+    still += b'{"message":"Second?","requestedSchema":%s}}}'
     assert client.ask("tasks/get", {"taskId": "task-1"}) == detailed(client.rid, 1, b"input_required", still % NAME)
     second = {"second": {"action": "accept", "content": {"name": "Grace"}}}
     assert client.ask("tasks/update", {"taskId": "task-1", "inputResponses": second}) == ack(client.rid)
@@ -158,8 +159,9 @@ def test_questions_are_answered_one_at_a_time_then_the_task_completes(client: Cl
 def test_asking_before_the_task_then_a_task_or_an_answer_at_once(client: Client) -> None:
     answer = orjson.loads(client.ask("tools/call", call("greets_later", {"later": True})))["result"]
     assert answer["resultType"] == "input_required" and "taskId" not in answer
-    assert answer["inputRequests"] == {"who": orjson.loads(b'{"method":"elicitation/create","params":'
-                                                           b'{"message":"Who?","requestedSchema":%s}}' % NAME)}
+    assert answer["inputRequests"] == {
+        "who": orjson.loads(b'{"method":"elicitation/create","params":{"message":"Who?","requestedSchema":%s}}' % NAME)
+    }
     retry = {**call("greets_later", {"later": True}), "requestState": answer["requestState"]}
     retry["inputResponses"] = {"who": {"action": "accept", "content": {"name": "Lin"}}}
     assert client.ask("tools/call", retry) == created(2, 1)
@@ -169,7 +171,8 @@ def test_asking_before_the_task_then_a_task_or_an_answer_at_once(client: Client)
     answer = orjson.loads(client.ask("tools/call", call("greets_later", {"later": False})))["result"]
     now["requestState"] = answer["requestState"]
     assert client.ask("tools/call", now) == (
-        b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"Hi Lin"}],%s}}\n' % (client.rid, COMPLETE)
+        b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"Hi Lin"}],%s}}\n'
+        % (client.rid, COMPLETE)
     )
 
 
@@ -199,8 +202,10 @@ def test_bad_requests(client: Client) -> None:
     assert client.ask("tasks/update", {"taskId": "task-9", "inputResponses": []}) == error(6, bad_responses)
     assert client.ask("tasks/result", {"taskId": "task-9"}) == error(7, not_found)
     assert client.ask("tasks/list", {}) == error(8, not_found)
-    wrong = b'{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"Invalid arguments for quick"}],' \
+    wrong = (
+        b'{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"Invalid arguments for quick"}],'
         b'"isError":true,%s}}\n' % COMPLETE
+    )
     assert client.ask("tools/call", call("quick", {"text": 3})) == wrong
     # A legacy task param does not make a plain tool a task.
     hinted = {**call("greet", {"name": "x"}), "task": {"ttl": 1000}}
@@ -247,7 +252,10 @@ def test_the_legacy_era_declares_in_initialize(client: Client) -> None:
     result = b',"result":{"content":[{"type":"text","text":"OLD"}]}'
     assert client.until("task-1", b"completed", None) == detailed(client.rid, 1, b"completed", result, modern=False)
     assert client.ask("tools/call", call("wait_forever"), None) == created(client.rid, 2)
-    assert client.ask("tasks/cancel", {"taskId": "task-2"}, None) == b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % client.rid
+    assert (
+        client.ask("tasks/cancel", {"taskId": "task-2"}, None)
+        == b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % client.rid
+    )
     assert client.ask("tasks/get", {"taskId": "task-2"}, None) == detailed(client.rid, 2, b"cancelled", modern=False)
 
 

@@ -64,11 +64,12 @@ def test_the_task_methods_mirror_their_task_id_in_mcp_name(engine_name: str) -> 
         created += b'"createdAt":"2026-01-02T03:04:05.678Z","lastUpdatedAt":"2026-01-02T03:04:05.678Z",'
         created += b'"ttlMs":60000,"pollIntervalMs":50}}\n'
         assert post(server, "tools/call", {"name": "wait_forever", "arguments": {}}, "wait_forever") == (200, created)
-        wrong = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name header value \'task-2\' does not'
-        wrong += b" match body value 'task-1'\"}}\n"
+        wrong = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: '
+        wrong += b"Mcp-Name header value 'task-2' does not match body value 'task-1'\"}}\n"
         for method in ("tasks/get", "tasks/cancel"):
             assert post(server, method, {"taskId": "task-1"}, "task-2") == (400, wrong)
-        missing = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name header is missing"}}\n'
+        missing = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,'
+        missing += b'"message":"Header mismatch: Mcp-Name header is missing"}}\n'
         assert post(server, "tasks/update", {"taskId": "task-1", "inputResponses": {}}) == (400, missing)
         acked = b'{"jsonrpc":"2.0","id":1,"result":{%s}}\n' % SERVER
         assert post(server, "tasks/cancel", {"taskId": "task-1"}, "task-1") == (200, acked)
@@ -80,7 +81,9 @@ def test_a_task_is_bound_to_its_caller(engine_name: str) -> None:
     server = HttpServer(engine_name, app=APP, factory="tasks:served")
     try:
         task = task_of(server, "wait_forever", authorization="Bearer ada")
-        unknown = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown task","data":{"taskId":"task-1"}}}\n'
+        unknown = (
+            b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown task","data":{"taskId":"task-1"}}}\n'
+        )
         for method in ("tasks/get", "tasks/cancel"):
             assert post(server, method, {"taskId": "task-1"}, "task-1", authorization="Bearer bob") == (400, unknown)
         answer = post(server, "tasks/get", {"taskId": "task-1"}, "task-1", authorization="Bearer ada")

@@ -59,7 +59,7 @@ _ACK = b"{}"
 
 def iso(ms: int) -> str:
     """An instant as ISO 8601 in UTC, to the millisecond."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + ".%03dZ" % (ms % 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
 def detailed(record: dict[str, Any]) -> bytes:

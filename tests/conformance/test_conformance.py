@@ -10,9 +10,10 @@ subscription id, cancelling by ``notifications/cancelled``). Installed on first 
 (``harness.install``); skipped, with the reason, only when npm cannot reach its registry.
 
 Every scenario the suite runs must pass whole, except what :data:`EXCLUDED` lists with its reason:
-the one tasks check the suite itself skips, and over stdio what judges the HTTP request headers (which the bridge forwards
-without judging). An excluded check must still be the only thing its scenario reports, so the list
-stays exact: a check that starts passing, or a new one that fails, fails the test.
+the one tasks check the suite itself skips, and over stdio what judges the HTTP request headers
+(which the bridge forwards without judging). An excluded check must still be the only thing its
+scenario reports, so the list stays exact: a check that starts passing, or a new one that fails,
+fails the test.
 """
 
 from __future__ import annotations
