@@ -8,8 +8,8 @@ and ``server/discover``), and may add, each time a catalogue builds its tables
 - methods (:meth:`Extension.methods`): handlers ``handler(params) -> body | Deferred``, served in
   both eras (a 2026-07-28 result is framed as any other: ``resultType: "complete"``);
 - calls of tools it takes over (:meth:`Extension.claims`): ``tools/call`` of those tools goes to
-  its handler; a result body that already names its ``resultType`` (a result type of its own) is
-  sent as it is;
+  its handler; deferred work whose result body already names its ``resultType`` (a result type of
+  its own) has it sent as it is;
 - members of the ``subscriptions/listen`` filter (:meth:`Extension.listen_filters`);
 - the params member an HTTP ``Mcp-Name`` header mirrors for its methods (:attr:`Extension.named_by`).
 

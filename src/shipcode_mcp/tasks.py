@@ -95,6 +95,13 @@ def owner_of(caller: Any) -> str | None:
     return None if identity is None else hashlib.sha256(identity).hexdigest()
 
 
+def owned(record: dict[str, Any] | None, task_id: str, owner: str | None) -> dict[str, Any]:
+    """The record of a task of this caller; -32602 when there is none, or it is someone else's."""
+    if record is None or record["owner"] != owner:
+        raise RpcError(INVALID_PARAMS, "Unknown task", {"taskId": task_id})
+    return record
+
+
 class TaskIds(list):
     """The ``taskIds`` a ``subscriptions/listen`` filter acknowledged, and who asked for them."""
 
@@ -310,9 +317,7 @@ class Tasks(Extension):
     async def lookup(self, task_id: str, owner: str | None) -> dict[str, Any]:
         """The caller's task (-32602 when there is none, or it is someone else's); a ``working`` task
         whose process ended (its word lapsed) failed."""
-        record = await self.store.get(task_id)
-        if record is None or record["owner"] != owner:
-            raise RpcError(INVALID_PARAMS, "Unknown task", {"taskId": task_id})
+        record = owned(await self.store.get(task_id), task_id, owner)
         if self.store.shared and record["status"] == "working" and record["lease"] < now_ms():
             await self.settle(
                 task_id, "failed", error={"code": INTERNAL_ERROR, "message": "The process running the task ended"}
@@ -320,10 +325,13 @@ class Tasks(Extension):
             record = await self.store.get(task_id) or record
         return record
 
-    def get(self, catalogue: Catalogue, params: Any) -> Deferred:
-        """``tasks/get``: the task, its result or error inlined once it ended."""
-        args = (self.task_id(catalogue, params), owner_of(CALLER.get()))
-        return Deferred(self.get_task, ASYNC, None, False, args, False)
+    def get(self, catalogue: Catalogue, params: Any) -> bytes | Deferred:
+        """``tasks/get``: the task, its result or error inlined once it ended (at once from a store that can)."""
+        task_id = self.task_id(catalogue, params)
+        owner = owner_of(CALLER.get())
+        if self.store.at_once:
+            return detailed(owned(self.store.read(task_id), task_id, owner))
+        return Deferred(self.get_task, ASYNC, None, False, (task_id, owner), False)
 
     async def get_task(self, task_id: str, owner: str | None) -> bytes:
         return detailed(await self.lookup(task_id, owner))

@@ -47,6 +47,8 @@ class TaskStore:
 
     #: Whether other processes read and change the same tasks.
     shared = False
+    #: Whether :meth:`read` answers at once (without waiting on anything).
+    at_once = False
 
     async def create(self, record: dict[str, Any]) -> None:
         """Keep a new task (:class:`TaskLimit` when there is no room)."""
@@ -60,6 +62,10 @@ class TaskStore:
         self, task_id: str, change: Callable[[dict[str, Any]], dict[str, Any] | None]
     ) -> dict[str, Any] | None:
         """Apply ``change`` to the task's record atomically; the record after it (None: no such task)."""
+        raise NotImplementedError
+
+    def read(self, task_id: str) -> dict[str, Any] | None:
+        """:meth:`get`, at once: for stores whose ``at_once`` is true."""
         raise NotImplementedError
 
     async def close(self) -> None:
@@ -110,7 +116,12 @@ class MemoryTaskStore(TaskStore):
     def _drop(self, task_id: str) -> None:
         self.bytes -= size_of(self.records.pop(task_id))
 
+    at_once = True
+
     async def get(self, task_id: str) -> dict[str, Any] | None:
+        return self.read(task_id)
+
+    def read(self, task_id: str) -> dict[str, Any] | None:
         record = self.records.get(task_id)
         if record is not None and record["expiresAt"] <= now_ms():
             self._drop(task_id)
@@ -120,7 +131,7 @@ class MemoryTaskStore(TaskStore):
     async def change(
         self, task_id: str, change: Callable[[dict[str, Any]], dict[str, Any] | None]
     ) -> dict[str, Any] | None:
-        record = await self.get(task_id)
+        record = self.read(task_id)
         if record is None:
             return None
         changed = change(dict(record))
