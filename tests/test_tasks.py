@@ -90,8 +90,9 @@ def envelope(task: int, status: bytes) -> bytes:
     )
 
 
-def created(rid: int, task: int) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"result":{"resultType":"task",%s}}\n' % (rid, envelope(task, b"working"))
+def created(rid: int, task: int, modern: bool = True) -> bytes:
+    tail = b"," + SERVER if modern else b""
+    return b'{"jsonrpc":"2.0","id":%d,"result":{"resultType":"task",%s%s}}\n' % (rid, envelope(task, b"working"), tail)
 
 
 def detailed(rid: int, task: int, status: bytes, extra: bytes = b"", modern: bool = True) -> bytes:
@@ -248,10 +249,10 @@ def test_the_legacy_era_declares_in_initialize(client: Client) -> None:
         b'"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"tasks","version":"1.0.0"}}}\n'
     )
     client.server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    assert client.ask("tools/call", call("quick", {"text": "old"}), None) == created(2, 1)
+    assert client.ask("tools/call", call("quick", {"text": "old"}), None) == created(2, 1, modern=False)
     result = b',"result":{"content":[{"type":"text","text":"OLD"}]}'
     assert client.until("task-1", b"completed", None) == detailed(client.rid, 1, b"completed", result, modern=False)
-    assert client.ask("tools/call", call("wait_forever"), None) == created(client.rid, 2)
+    assert client.ask("tools/call", call("wait_forever"), None) == created(client.rid, 2, modern=False)
     assert (
         client.ask("tasks/cancel", {"taskId": "task-2"}, None)
         == b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % client.rid

@@ -16,6 +16,7 @@ META = {
 IN_FLIGHT = 10_000
 BOUND_MIB = 120
 INSTANT = b"2026-01-02T03:04:05.678Z"
+SERVER = b'"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"tasks","version":"1.0.0"}}'
 
 
 def call(rid: int) -> bytes:
@@ -27,7 +28,8 @@ def created(rid: int) -> bytes:
     """The answer to the call ``rid``: its task, ``task-<rid>`` (the app counts its tasks)."""
     return (
         b'{"jsonrpc":"2.0","id":%d,"result":{"resultType":"task","taskId":"task-%d","status":"working",'
-        b'"createdAt":"%s","lastUpdatedAt":"%s","ttlMs":60000,"pollIntervalMs":50}}' % (rid, rid, INSTANT, INSTANT)
+        b'"createdAt":"%s","lastUpdatedAt":"%s","ttlMs":60000,"pollIntervalMs":50,%s}}'
+        % (rid, rid, INSTANT, INSTANT, SERVER)
     )
 
 

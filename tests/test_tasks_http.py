@@ -62,7 +62,7 @@ def test_the_task_methods_mirror_their_task_id_in_mcp_name(engine_name: str) -> 
     try:
         created = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"task-1","status":"working",'
         created += b'"createdAt":"2026-01-02T03:04:05.678Z","lastUpdatedAt":"2026-01-02T03:04:05.678Z",'
-        created += b'"ttlMs":60000,"pollIntervalMs":50}}\n'
+        created += b'"ttlMs":60000,"pollIntervalMs":50,%s}}\n' % SERVER.split(b",", 1)[1]
         assert post(server, "tools/call", {"name": "wait_forever", "arguments": {}}, "wait_forever") == (200, created)
         wrong = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: '
         wrong += b"Mcp-Name header value 'task-2' does not match body value 'task-1'\"}}\n"
