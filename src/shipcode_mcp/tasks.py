@@ -242,19 +242,23 @@ class Tasks(Extension):
         try:
             body = await self.execute(tool, record["arguments"], ctx)
         except InputRequired as ask:
-            await self.settle(task_id, "input_required", inputRequests=ask.requests, state=ask.state, responses={})
+            status, changes = "input_required", {"inputRequests": ask.requests, "state": ask.state, "responses": {}}
         except RpcError as error:
-            await self.settle(task_id, "failed", error=error_object(error))
+            status, changes = "failed", {"error": error_object(error)}
         except asyncio.CancelledError:
             raise
         except BaseException:  # noqa: BLE001 - the task fails, the server goes on
             log_exception(f"task of tool {tool.name!r} failed")
-            await self.settle(task_id, "failed", error={"code": INTERNAL_ERROR, "message": "Internal error"})
+            status, changes = "failed", {"error": {"code": INTERNAL_ERROR, "message": "Internal error"}}
         else:
-            await self.settle(task_id, "completed", result=body)
+            status, changes = "completed", {"result": body}
         finally:
             if renewing is not None:
                 renewing.cancel()
+        try:
+            await self.settle(task_id, status, **changes)
+        except Exception:  # noqa: BLE001 - a store that failed (Redis gone, say): logged, the server goes on
+            log_exception(f"the outcome of task {task_id} could not be kept")
 
     async def execute(self, tool: Tool, arguments: dict[str, Any], ctx: Context) -> bytes:
         """The tool's result body (a sync tool runs in a worker thread); an :class:`RpcError` it raises,
@@ -299,7 +303,11 @@ class Tasks(Extension):
                 record["lease"] = now_ms() + self.lease_ms
                 return record
 
-            record = await self.store.change(task_id, change)
+            try:
+                record = await self.store.change(task_id, change)
+            except Exception:  # noqa: BLE001 - the store failed: tried again at the next renewal
+                log_exception(f"task {task_id}: the word that this process runs it could not be renewed")
+                continue
             if record is None or record["status"] == "cancelled":
                 job = self.running.get(task_id)
                 if job is not None:
