@@ -10,9 +10,10 @@ subscription id, cancelling by ``notifications/cancelled``). Installed on first 
 (``conformance.install``); skipped, with the reason, only when npm cannot reach its registry.
 
 Every scenario the suite runs must pass whole, except what :data:`EXCLUDED` lists with its reason:
-the tasks extension, and over stdio what judges the HTTP request headers (which the bridge forwards
-without judging). An excluded check must still be the only thing its scenario reports, so the list
-stays exact: a check that starts passing, or a new one that fails, fails the test.
+the one tasks check the suite itself skips, and over stdio what judges the HTTP request headers
+(which the bridge forwards without judging). An excluded check must still be the only thing its
+scenario reports, so the list stays exact: a check that starts passing, or a new one that fails,
+fails the test.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ HTTP_HEADERS = (
     "judges the HTTP request headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*) against the body: "
     "the work of an HTTP transport, which the bridge, forwarding bodies to the stdio server, does not do"
 )
-TASKS = "the tasks extension (io.modelcontextprotocol/tasks), which the suite runs unscored, is not implemented"
+SKIPPED_BY_THE_SUITE = "the suite skips it: its harness waits for a rewrite around subscriptions/listen"
+#: What the tasks extension's scenarios may report: the one check the suite skips.
+TASK_EXCLUSIONS = {"tasks-status-notifications": {"SKIPPED tasks-status-notifications": SKIPPED_BY_THE_SUITE}}
 
 
 @dataclass(frozen=True)
@@ -134,15 +137,21 @@ SCENARIOS_2026_07_28 = (
 EXCLUDED = {
     ("http", "2025-06-18"): Expected(SCENARIOS_2025_06_18),
     ("http", "2025-11-25"): Expected(SCENARIOS_2025_11_25),
-    ("http", "2026-07-28"): Expected(SCENARIOS_2026_07_28, excluded_scenarios=dict.fromkeys(TASK_SCENARIOS, TASKS)),
+    ("http", "2026-07-28"): Expected(SCENARIOS_2026_07_28, excluded_checks=TASK_EXCLUSIONS),
     ("stdio", "2026-07-28"): Expected(
         SCENARIOS_2026_07_28,
         excluded_scenarios={
-            **dict.fromkeys(TASK_SCENARIOS, TASKS),
             "http-header-validation": HTTP_HEADERS,
             "http-custom-header-server-validation": HTTP_HEADERS,
         },
-        excluded_checks={"server-stateless": {"FAILURE sep-2575-http-server-header-mismatch-400": HTTP_HEADERS}},
+        excluded_checks={
+            **TASK_EXCLUSIONS,
+            "server-stateless": {"FAILURE sep-2575-http-server-header-mismatch-400": HTTP_HEADERS},
+            "tasks-request-headers": {
+                "FAILURE tasks-headers-reject-mismatched-method": HTTP_HEADERS,
+                "FAILURE sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get": HTTP_HEADERS,
+            },
+        },
     ),
 }
 
