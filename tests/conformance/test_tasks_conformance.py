@@ -13,11 +13,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import harness
+from support import conformance as harness
 import pytest
-from redisserver import NO_REDIS, RedisServer, have_redis
+from support.redisserver import NO_REDIS, RedisServer, have_redis
 from test_conformance import TASK_SCENARIOS
-from wire import engine_env
+from support.wire import engine_env
 
 #: What the suite skips, and why.
 SKIPPED_BY_THE_SUITE = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from serverproc import ServerProcess, baseline_rss_mib
+from support.serverproc import ServerProcess, baseline_rss_mib
 
-APP = str(Path(__file__).parent / "apps" / "tasks.py")
+APP = str(Path(__file__).parents[1] / "apps" / "tasks.py")
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},

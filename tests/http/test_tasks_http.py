@@ -11,11 +11,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from httpserver import HttpServer
-from httpwire import modern_body, modern_headers
-from redisserver import NO_REDIS, RedisServer, have_redis
+from support.httpserver import HttpServer
+from support.httpwire import modern_body, modern_headers
+from support.redisserver import NO_REDIS, RedisServer, have_redis
 
-APP = str(Path(__file__).parent / "apps" / "tasks.py")
+APP = str(Path(__file__).parents[1] / "apps" / "tasks.py")
 TASKS = "io.modelcontextprotocol/tasks"
 DECLARED = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

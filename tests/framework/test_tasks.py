@@ -11,9 +11,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from serverproc import ServerProcess
+from support.serverproc import ServerProcess
 
-APP = str(Path(__file__).parent / "apps" / "tasks.py")
+APP = str(Path(__file__).parents[1] / "apps" / "tasks.py")
 TASKS = "io.modelcontextprotocol/tasks"
 DECLARED = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

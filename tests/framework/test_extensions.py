@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from orjson import dumps
-from wire import engine
+from support.wire import engine
 
 from shipcode_mcp import Server
 from shipcode_mcp.extensions import Extension, client_declares, missing_extension
