@@ -98,6 +98,14 @@ def targets(table: dict) -> list:
                 "(information)",
                 None,
             )
+            asgi = variant.replace("compiled", "compiled-asgi")
+            for key, what in (("rps", "requests/s"), ("cpu_us", "server CPU per request")):
+                row(
+                    f"{at}, 64 conn.: {what} / through ASGI only",
+                    ratio(m(64, key), _median(table, asgi, workload, 64, key)),
+                    "(information)",
+                    None,
+                )
     return rows
 
 

@@ -27,7 +27,13 @@ SHIPCODE = str(Path(sys.executable).with_name("shipcode-mcp"))
 #: The app shipcode-mcp serves: the benchmark catalogue written with the public API (tools echo and add among them).
 APP = str(BENCHMARKS / "common" / "slow_app.py")
 #: Variables the servers run without, whatever the environment says (each server sets what it needs).
-CLEARED = ("SHIPCODE_MCP_NO_EXTENSIONS", "PYTHONUNBUFFERED", "PYTHONDEVMODE", "PYTHONMALLOC")
+CLEARED = (
+    "SHIPCODE_MCP_NO_EXTENSIONS",
+    "SHIPCODE_MCP_HTTP_ASGI_ONLY",
+    "PYTHONUNBUFFERED",
+    "PYTHONDEVMODE",
+    "PYTHONMALLOC",
+)
 READY_SECONDS = 30
 
 
@@ -68,6 +74,12 @@ def servers() -> list:
             [SHIPCODE, APP, "--http", "127.0.0.1:{port}"],
             {"SHIPCODE_MCP_NO_EXTENSIONS": "1"},
         ),
+        Server(
+            "compiled-asgi",
+            "shipcode-mcp compiled, ASGI only",
+            [SHIPCODE, APP, "--http", "127.0.0.1:{port}"],
+            {"SHIPCODE_MCP_HTTP_ASGI_ONLY": "1"},
+        ),
         Server("floor", "bare ASGI app (floor)", [py, str(HERE / "floor_app.py"), "{port}"]),
         Server("ts-sdk", "TypeScript SDK 2", ["node", str(NODE_DIR / "ts_sdk_http.mjs"), "{port}"]),
         Server("sdk", "Python SDK", [py, str(PEERS / "sdk_http.py"), "{port}"]),
@@ -78,6 +90,14 @@ def servers() -> list:
 VARIANTS = [
     Variant("compiled", "shipcode-mcp compiled, 2026-07-28", "compiled", "modern", "exact"),
     Variant("compiled-legacy", "shipcode-mcp compiled, 2025 session", "compiled", "legacy", "exact"),
+    Variant("compiled-asgi", "shipcode-mcp compiled through ASGI only, 2026-07-28", "compiled-asgi", "modern", "exact"),
+    Variant(
+        "compiled-asgi-legacy",
+        "shipcode-mcp compiled through ASGI only, 2025 session",
+        "compiled-asgi",
+        "legacy",
+        "exact",
+    ),
     Variant("pure", "shipcode-mcp pure, 2026-07-28", "pure", "modern", "exact"),
     Variant("pure-legacy", "shipcode-mcp pure, 2025 session", "pure", "legacy", "exact"),
     Variant("floor", "bare ASGI app on uvicorn (floor)", "floor", "fixed", "floor"),

@@ -1,10 +1,10 @@
 """Hostile clients of a real ``shipcode-mcp --http`` server on loopback: each gets its documented
 answer (docs/http.md, "Hostile clients"), and the server still serves afterwards.
 
-One server per engine (``tests/apps/hostile.py``, ``--max-message-bytes 4096 --body-timeout 0.5
---head-timeout 1``) is shared by the tests here (those that fill its session table start their own); every
-test ends by checking it still answers a call exactly. Clients
-speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
+One server per engine and way of answering (``tests/apps/hostile.py``, ``--max-message-bytes 4096
+--body-timeout 0.5 --head-timeout 1``; below ASGI and through ASGI only) is shared by the tests here
+(those that fill its session table start their own); every test ends by checking it still answers a
+call exactly. Clients speak raw HTTP/1.1 over sockets, so what they send is exactly what the test says. Every wait is
 bounded (:data:`LIMIT`), a guard against a hang, never a schedule.
 """
 
@@ -111,9 +111,15 @@ def json_answer(status: int, body: bytes) -> tuple[int, str, bytes]:
     return status, "application/json", body
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[Callable[[str], HttpServer]]:
-    """The module's server for an engine, started on first use and stopped at the end."""
+#: The ways ``--http`` answers (docs/http.md, "Answered below ASGI"): below ASGI where it can, and through the
+#: ASGI app only. Each test of the shared servers runs both ways.
+WAYS = {"below-asgi": {}, "asgi-only": {"SHIPCODE_MCP_HTTP_ASGI_ONLY": "1"}}
+
+
+@pytest.fixture(scope="module", params=list(WAYS))
+def servers(request: pytest.FixtureRequest) -> Iterator[Callable[[str], HttpServer]]:
+    """The module's server for an engine, answering one of the :data:`WAYS`, started on first use and stopped
+    at the end."""
     started: dict[str, HttpServer] = {}
 
     def server(engine_name: str) -> HttpServer:
@@ -129,6 +135,7 @@ def servers() -> Iterator[Callable[[str], HttpServer]]:
                     HEAD_SECONDS,
                 ),
                 app=APP,
+                env=WAYS[request.param],
             )
         return started[engine_name]
 

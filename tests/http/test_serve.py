@@ -210,7 +210,8 @@ def test_the_protocol_and_its_head_limits_reach_spawned_processes() -> None:
     from shipcode_mcp.transports.http.connection import HttpConnection
 
     made = pickle.loads(pickle.dumps(serve.protocol(1024, 2.5)["http"]))
-    assert (made.func, made.args, made.keywords) == (HttpConnection, (), {"max_head_bytes": 1024, "head_timeout": 2.5})
+    limits = {"max_head_bytes": 1024, "head_timeout": 2.5, "direct": True}
+    assert (made.func, made.args, made.keywords) == (HttpConnection, (), limits)
 
 
 def test_without_httptools_h11_bounds_heads_by_its_own_limit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,11 +42,12 @@ from ..workers import WorkerPool
 from . import replies
 from .auth import WELL_KNOWN, BearerAuth, bearer_token
 from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
+from .direct import DirectPath
 from .exchange import ANSWER, END, LINE, Gate
 from .guard import REFUSALS, Guard, accepts, post_verdict
 from .headers import RequestHeaders, check_request, mismatch
 from .posts import INVALID, REQUEST, Post
-from .served import Served
+from .served import Served, fast_path
 from .sessions import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
@@ -137,6 +138,8 @@ class McpHttpApp:
         self.gate = Gate(self.max_concurrency)
         #: ``subscriptions/listen`` streams open.
         self.listening = 0
+        #: What ``--http``'s connections answer below ASGI (None: every request comes through ASGI).
+        self.direct = DirectPath(self) if fast_path() and self.auth is None else None
 
     # -- what serves ---------------------------------------------------------------------------
 

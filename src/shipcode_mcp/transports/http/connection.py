@@ -10,9 +10,17 @@
   connection :data:`LOOKS` times per timeout, so a slow head ends between one and 1.25 timeouts.
 - An absolute-form target (``POST http://host/mcp``) names the request's authority (RFC 9112 section
   3.2.2): the app sees it as the ``Host``, so the Host check judges what the target names.
+- Below ASGI: a POST to the endpoint of an app with a direct path (:mod:`.direct`) is held from the end of
+  its head; when its body ends in the same read, the direct path may answer it there, in one write, with no
+  ASGI scope, receive or send. Else (the body still coming at the end of the read, or no answer at once) it
+  goes to the ASGI app as uvicorn would have sent it. A request is held only when uvicorn would start it at
+  once and it needs nothing the ASGI app's way adds: nothing before it is still being answered, no
+  ``Expect: 100-continue``, no upgrade, no access log, no concurrency limit, writing not paused, and, from a
+  client uvicorn trusts with proxy headers, no ``X-Forwarded-For`` or ``X-Forwarded-Proto``.
 
 On the way of a normal request this adds a few comparisons per read and per head, no clock read and no
-timer. Imported only to serve (``--http``): it needs uvicorn and httptools.
+timer. The ASGI scope of a request is made only when the request goes to the ASGI app. Imported only to
+serve (``--http``): it needs uvicorn and httptools.
 """
 
 from __future__ import annotations
@@ -20,11 +28,13 @@ from __future__ import annotations
 import re
 import weakref
 
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from ...limits import DEFAULT_HEAD_SECONDS, DEFAULT_MAX_HEAD_BYTES
 from ...protocol import INVALID_REQUEST
-from .replies import refusal_body
+from .direct import DirectPath
+from .replies import JSON_CONTENT_TYPE, refusal_body
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,10 +47,49 @@ MAX_HEADER_FIELDS = 100
 LOOKS = 4
 #: The authority of an absolute-form request target.
 ABSOLUTE_FORM = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
+#: The header fields by which uvicorn's proxy-headers middleware changes a request's client and scheme.
+FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto")
+#: How much earlier than asked a timer may fire (uvloop counts whole milliseconds).
+TIMER_SLACK = 0.001
+#: A direct answer's status line and content type, as uvicorn writes them.
+DIRECT_STATUS = STATUS_LINE[200]
+DIRECT_TYPE = b"%s: %s\r\n" % JSON_CONTENT_TYPE
 
 
 class HeadRefused(Exception):
     """Stops the parser in the middle of a head that is refused."""
+
+
+class _NoEvent:
+    """The message event of a request answered below ASGI: nothing waits for it."""
+
+    __slots__ = ()
+
+    def set(self) -> None:
+        pass
+
+
+class Answered:
+    """Stands for uvicorn's request-response cycle once a request is answered below ASGI (uvicorn and this
+    class read the last request's cycle: whether its response is complete, whether its body still comes)."""
+
+    __slots__ = ()
+    response_complete = True
+    more_body = False
+    disconnected = False
+    keep_alive = False
+    message_event = _NoEvent()
+
+
+def direct_path(app: Any) -> tuple[DirectPath | None, Any]:
+    """The direct path of the app uvicorn serves (under its proxy-headers middleware, whose trusted hosts
+    come second); None for any other app or wrapper."""
+    trusted = None
+    if type(app) is ProxyHeadersMiddleware:
+        trusted = app.trusted_hosts
+        app = app.app
+    direct = getattr(app, "direct", None)
+    return (direct, trusted) if type(direct) is DirectPath else (None, None)
 
 
 class HttpConnection(HttpToolsProtocol):
@@ -54,8 +103,25 @@ class HttpConnection(HttpToolsProtocol):
         _loop: asyncio.AbstractEventLoop | None = None,
         max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
         head_timeout: float = DEFAULT_HEAD_SECONDS,
+        direct: bool = True,
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
+        #: What answers requests below ASGI (None: every request goes to the ASGI app), and the hosts whose
+        #: proxy headers uvicorn follows (None: none).
+        self.direct, self.trusted = direct_path(self.app) if direct else (None, None)
+        #: Whether this connection's requests may carry proxy headers uvicorn follows.
+        self.forwarded = False
+        #: The body read so far of the request held for the direct path (None: none held).
+        self.held: list[bytes] | None = None
+        #: Whether the held request lets the connection stay open after it.
+        self.keep_alive = True
+        #: The event-loop time of the last answer below ASGI, while nothing has come after it (else None), and
+        #: the timer that ends the connection after uvicorn's keep-alive time without a request.
+        self.quiet_since: float | None = None
+        self.quiet_timer: asyncio.TimerHandle | None = None
+        #: uvicorn's default response fields (``date``, changed every second, and those configured), and a
+        #: direct answer's status line and those fields as written.
+        self.fields: tuple[Any, bytes] = (None, b"")
         self.max_head_bytes = max_head_bytes
         self.head_timeout = head_timeout
         #: Bytes the head being read may still take; None from the end of a head until more comes after its
@@ -70,9 +136,12 @@ class HttpConnection(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if self.trusted is not None:
+            self.forwarded = (self.client[0] if self.client else None) in self.trusted
         HeadClock.of(self).start()
 
     def data_received(self, data: bytes) -> None:
+        self.quiet_since = None
         left = self.head_left
         if left is None and (not self.cycle.more_body or self.cycle.response_complete):  # a new head begins
             left = self.max_head_bytes
@@ -81,7 +150,17 @@ class HttpConnection(HttpToolsProtocol):
                 self.head_overflow(data, left)
                 return
             self.head_left = left - len(data)
+        self.feed(data)
+
+    def feed(self, data: bytes | memoryview) -> None:
+        """uvicorn reads ``data``; then a request held whose body has not ended goes to the ASGI app, and
+        after a request answered below ASGI the connection waits for the next as uvicorn's would."""
+        before = self.cycle
         HttpToolsProtocol.data_received(self, data)  # not super(), which costs more on every request's way
+        if self.held is not None:
+            self.release(False)
+        if self.cycle is not before and type(self.cycle) is Answered:
+            self.answered()
 
     def head_overflow(self, data: bytes, left: int) -> None:
         """A read longer than the head may still be: the head must end within what it may take; what
@@ -89,7 +168,7 @@ class HttpConnection(HttpToolsProtocol):
         view = memoryview(data)
         self.head_left = 0
         if left:
-            HttpToolsProtocol.data_received(self, view[:left])
+            self.feed(view[:left])
         if self.transport.is_closing():
             return
         if self.head_left == 0:
@@ -97,10 +176,28 @@ class HttpConnection(HttpToolsProtocol):
         else:
             self.data_received(view[left:])
 
+    def on_message_begin(self) -> None:
+        self.url = b""
+        self.expect_100_continue = False
+        self.headers = []
+        self.scope = None  # type: ignore[assignment]  # made when the request goes to the ASGI app
+
     def on_headers_complete(self) -> None:
         self.head_left = None
         if len(self.headers) > MAX_HEADER_FIELDS or self.url[:1] != b"/":
             self.unusual_head()
+        elif self.direct is not None and self.url == self.direct.target and self.holds():
+            self.held = []
+            return
+        self.to_asgi()
+
+    def to_asgi(self) -> None:
+        """The request goes to the ASGI app: its scope is made (uvicorn's, with the head as read), then
+        uvicorn starts it (or queues it behind the one being answered)."""
+        url, headers, expect = self.url, self.headers, self.expect_100_continue
+        HttpToolsProtocol.on_message_begin(self)
+        self.url, self.headers, self.expect_100_continue = url, headers, expect
+        self.scope["headers"] = headers
         HttpToolsProtocol.on_headers_complete(self)
 
     def unusual_head(self) -> None:
@@ -113,6 +210,104 @@ class HttpConnection(HttpToolsProtocol):
         if target is not None:
             self.headers[:] = [field for field in self.headers if field[0] != b"host"]
             self.headers.append((b"host", target[1]))
+
+    # -- below ASGI ------------------------------------------------------------------------------------
+
+    def holds(self) -> bool:
+        """Whether the POST whose head has just ended (to the endpoint) is held for the direct path."""
+        cycle = self.cycle
+        parser = self.parser
+        if (
+            parser.get_method() != b"POST"
+            or (cycle is not None and not cycle.response_complete)
+            or self.expect_100_continue
+            or parser.should_upgrade()
+            or self.flow.write_paused
+            or self.access_log
+            or self.limit_concurrency is not None
+        ):
+            return False
+        if self.forwarded:
+            for name, _ in self.headers:
+                if name in FORWARDED:
+                    return False
+        self.keep_alive = parser.get_http_version() != "1.0" and parser.should_keep_alive()
+        return True
+
+    def on_body(self, body: bytes) -> None:
+        if self.held is None:
+            HttpToolsProtocol.on_body(self, body)
+        else:
+            self.held.append(body)
+
+    def on_message_complete(self) -> None:
+        held = self.held
+        if held is None:
+            HttpToolsProtocol.on_message_complete(self)
+            return
+        body = held[0] if len(held) == 1 else b"".join(held)
+        server = self.server
+        try:
+            answer = self.direct.answer(self.headers, body, server[0] if server else None, self.scheme)
+        except Exception:  # a fault: the ASGI app meets it too, and answers it as uvicorn does (500)
+            answer = None
+        if answer is None:
+            self.release(True)
+        else:
+            self.held = None
+            self.respond(*answer)
+
+    def release(self, complete: bool) -> None:
+        """The held request goes to the ASGI app with its body read so far (``complete``: the whole body)."""
+        held = self.held
+        self.held = None
+        if self.transport.is_closing():  # the parser refused what followed the head
+            return
+        self.to_asgi()
+        for chunk in held:
+            HttpToolsProtocol.on_body(self, chunk)
+        if complete:
+            HttpToolsProtocol.on_message_complete(self)
+
+    def respond(self, answer: bytes, extra: list[tuple[bytes, bytes]] | None) -> None:
+        """Write the direct answer as uvicorn writes the ASGI app's: status line, uvicorn's default fields, the
+        answer's, ``connection: close`` when the connection ends, then the body."""
+        fields = self.server_state.default_headers
+        if fields is not self.fields[0]:
+            self.fields = (fields, b"".join([DIRECT_STATUS, *[b"%s: %s\r\n" % field for field in fields]]))
+        head = self.fields[1]
+        if extra:
+            head += b"".join([b"%s: %s\r\n" % field for field in extra])
+        end = b"\r\n" if self.keep_alive else b"connection: close\r\n\r\n"
+        self.transport.write(b"%s%scontent-length: %d\r\n%s%s" % (head, DIRECT_TYPE, len(answer), end, answer))
+        self.cycle = Answered()  # type: ignore[assignment]
+        self.server_state.total_requests += 1
+        if not self.keep_alive:
+            self.transport.close()
+
+    def answered(self) -> None:
+        """After a read whose last request was answered below ASGI: what uvicorn does once a response is
+        complete: read again, and end the connection when nothing more comes within uvicorn's keep-alive
+        time. One timer serves the answers of a connection: when it finds a later answer than the one it was
+        set for, it waits again for the rest of that one's time (a timer per answer costs more than the rest
+        of the answer's way)."""
+        if self.transport.is_closing():
+            return
+        self.flow.resume_reading()
+        self.quiet_since = self.loop.time()
+        if self.quiet_timer is None:
+            self.quiet_timer = self.loop.call_at(self.quiet_since + self.timeout_keep_alive, self.quiet_end)
+
+    def quiet_end(self) -> None:
+        """The keep-alive timer of answers below ASGI: the connection ends if nothing came since the last."""
+        self.quiet_timer = None
+        if self.quiet_since is None or self.transport.is_closing():
+            return
+        due = self.quiet_since + self.timeout_keep_alive
+        if self.loop.time() + TIMER_SLACK >= due:
+            self.timeout_keep_alive_handler()
+        else:
+            self.quiet_timer = self.loop.call_at(due, self.quiet_end)
 
     # -- refusals --------------------------------------------------------------------------------------
 

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 EXTRA = "shipcode-mcp[http]"
 #: Seconds open streams (subscriptions, session streams) may take to end when the server stops.
 SHUTDOWN_GRACE_SECONDS = 5
+#: Any non-empty value: every request goes to the ASGI app, none is answered below it (to compare the two).
+ASGI_ONLY_VARIABLE = "SHIPCODE_MCP_HTTP_ASGI_ONLY"
 #: uvicorn's log level for each of ``--log-level``'s.
 LOG_LEVELS = {"debug": "debug", "info": "info", "warning": "warning", "error": "error", "off": "critical"}
 
@@ -56,8 +58,9 @@ def share_state_key(configured: object) -> None:
 
 
 def protocol(max_head_bytes: int, head_timeout: float) -> dict[str, Any]:
-    """uvicorn's options for its HTTP protocol: :class:`~.connection.HttpConnection` with these head limits,
-    or, without httptools, h11 with its own limit on a head's size (a 400, and no head timeout)."""
+    """uvicorn's options for its HTTP protocol: :class:`~.connection.HttpConnection` with these head limits
+    (answering below ASGI unless :data:`ASGI_ONLY_VARIABLE` is set), or, without httptools, h11 with its own
+    limit on a head's size (a 400, and no head timeout)."""
     try:
         from .connection import HttpConnection
     except ImportError:
@@ -65,7 +68,11 @@ def protocol(max_head_bytes: int, head_timeout: float) -> dict[str, Any]:
     import functools
 
     # A partial of an importable class: it pickles, so uvicorn's spawned processes get it too.
-    return {"http": functools.partial(HttpConnection, max_head_bytes=max_head_bytes, head_timeout=head_timeout)}
+    direct = not os.environ.get(ASGI_ONLY_VARIABLE)
+    connection = functools.partial(
+        HttpConnection, max_head_bytes=max_head_bytes, head_timeout=head_timeout, direct=direct
+    )
+    return {"http": connection}
 
 
 def serve(

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from .exchange import Gate
 
 
+def fast_path() -> bool:
+    """Whether the engine has a fast path (the compiled engine: the pure one judges every message in full)."""
+    return Engine.implementation == "compiled"
+
+
 class Served:
     """A catalogue of ``app``, what judges its messages, and a runtime for its deferred work."""
 
@@ -44,12 +49,12 @@ class Served:
         self.http_modern = None
         #: ``fast(body)``: a message of a legacy session.
         self.fast = None
-        fast_path = engine.implementation == "compiled"
+        fast = fast_path()
         if all_modern:
             engine.modern_only()
-            if fast_path:
+            if fast:
                 self.http_modern = engine.http_modern
-        elif fast_path:
+        elif fast:
             self.fast = engine.fast
         self._judge = engine.message
         self.runtime = Runtime(self.catalogue.session, pool, gate, standalone)
