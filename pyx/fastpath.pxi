@@ -222,6 +222,15 @@ cdef int _fast_modern(Engine engine, const char* rid, Py_ssize_t rid_len, Member
     return 0
 
 
+cdef int _refused(Engine engine, _FastTool tool, const char* rid, Py_ssize_t rid_len, bint modern) except -1:
+    """Arguments the flat checks refuse: ``Invalid arguments for <tool>``, or (a lax tool, whose own validation
+    may accept them) 0: the line goes to the line rules."""
+    if tool.fallback:
+        return 0
+    engine._emit_body(rid, rid_len, tool.invalid, modern)
+    return 1
+
+
 cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* params, int params_count,
                     Member* arguments, int arguments_count, bint modern) except -1:
     cdef Member* name = NULL
@@ -257,8 +266,7 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
     cdef int count = 0
     if args != NULL:
         if args.kind != V_OBJ:
-            engine._emit_body(rid, rid_len, tool.invalid, modern)
-            return 1
+            return _refused(engine, tool, rid, rid_len, modern)
         count = arguments_count
     # Validate: every argument is a known field of the right kind; every required field is there.
     cdef int slots[MAX_MEMBERS]
@@ -271,8 +279,7 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
                 slots[i] = j
                 break
         if slots[i] < 0 or not _fits(tool.admits[slots[i]], m.kind):
-            engine._emit_body(rid, rid_len, tool.invalid, modern)
-            return 1
+            return _refused(engine, tool, rid, rid_len, modern)
     for j in range(tool.count):
         if tool.required[j]:
             found = 0
@@ -281,8 +288,7 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
                     found = 1
                     break
             if not found:
-                engine._emit_body(rid, rid_len, tool.invalid, modern)
-                return 1
+                return _refused(engine, tool, rid, rid_len, modern)
     # The values by field; a call by position when they are the function's first parameters.
     cdef PyObject* stack[MAX_MEMBERS + 1]
     cdef PyObject** values = stack + 1  # stack[0]: room for PY_VECTORCALL_ARGUMENTS_OFFSET
@@ -294,6 +300,8 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
     try:
         for i in range(count):
             value = _value(&arguments[i])
+            if tool.floats[slots[i]] and arguments[i].kind == V_INT:
+                value = float(value)  # as pydantic's lax mode passes it
             Py_INCREF(value)
             values[slots[i]] = <PyObject*>value
             if arguments[i].kind == V_STR:
