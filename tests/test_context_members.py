@@ -12,8 +12,9 @@ from http.client import HTTPConnection
 from pathlib import Path
 
 import orjson
+import pytest
 from httpserver import free_port
-from httpwire import http, modern_body, modern_headers, within
+from httpwire import POST_HEADERS, Call, events, http, modern_body, modern_headers, within
 from pydantic import BaseModel
 from wire import SERVER_COMMAND, call, engine_env, notification, request, result, text
 
@@ -28,6 +29,14 @@ SERVER_META = b'"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"members",
 class Party(BaseModel):
     size: int
     vegan: bool = False
+
+
+@pytest.fixture(autouse=True)
+def http_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTTP bodies judged by the engine under test."""
+    from shipcode_mcp.transports.http import served
+
+    monkeypatch.setattr(served, "Engine", engine_module.Engine)
 
 
 def members_app(**options) -> Server:
@@ -352,3 +361,71 @@ def test_a_lifespan_that_raises_stops_the_http_server(engine_name: str, tmp_path
         server, _ = http_server(engine_name, app, log, "--processes", processes, FAIL_AT="start")
         assert server.wait(30) == 2
         assert set(shipcode_lines(log)) == {"open lively", line}
+
+
+# -- the legacy era: asked at once, over stdio and in an HTTP session -------------------------------------
+
+INIT = (
+    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}\n'
+)
+PARTY_QUESTION = (
+    b'{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"How many?","requestedSchema":'
+    + orjson.dumps(Party.model_json_schema())
+    + b"}}\n"
+)
+PARTY_ANSWER = b'{"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content":{"size":"3","vegan":true}}}\n'
+
+
+#: An app file serving :func:`members_app`.
+MEMBERS_FILE = """import sys
+sys.path.insert(0, {here!r})
+from test_context_members import members_app
+app = members_app()
+"""
+
+
+def test_elicit_a_model_of_a_legacy_client_on_stdio(engine_name: str, tmp_path: Path) -> None:
+    app = tmp_path / "members.py"
+    app.write_text(MEMBERS_FILE.format(here=str(Path(__file__).parent)))
+    with subprocess.Popen(
+        [*SERVER_COMMAND, str(app)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=engine_env(engine_name),
+    ) as server:
+        server.stdin.write(INIT + call("party", {}, 1))
+        server.stdin.flush()
+        initialized = server.stdout.readline()
+        question = server.stdout.readline()
+        server.stdin.write(PARTY_ANSWER)
+        server.stdin.close()
+        rest = server.stdout.read()
+        assert server.wait(30) == 0
+    assert orjson.loads(initialized)["id"] == 0
+    assert (question, rest) == (PARTY_QUESTION, text("accept:Party(size=3, vegan=True)"))
+
+
+def test_an_http_session_gives_its_id_headers_and_typed_elicitation() -> None:
+    app = members_app()
+
+    @app.tool()
+    async def visit(ctx: Context) -> str:
+        answer = await ctx.elicit("How many?", Party)
+        same = ctx.session_id == ctx.request_context.request.headers["mcp-session-id"]
+        return f"{answer.data!r} {same} {ctx.headers['x-user']} {ctx.session_id == ctx.session_id}"
+
+    async def scenario():
+        endpoint = app.http_app()
+        session_id = (await http(endpoint, "POST", INIT.strip())).header("mcp-session-id")
+        headers = {**POST_HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+        asking = Call(endpoint, "POST", call("visit", {}, 9).strip(), {**headers, "x-user": "ada"}).start()
+        question = await asking.chunk(0)
+        await http(endpoint, "POST", PARTY_ANSWER.strip(), headers)
+        await asking.finish()
+        return question, asking.chunks[1:]
+
+    question, rest = within(scenario())
+    assert question == events(PARTY_QUESTION)
+    assert rest == [events(text("Party(size=3, vegan=True) True ada True", 9))]
