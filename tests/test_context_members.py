@@ -226,6 +226,17 @@ def serve(engine_name: str, data: bytes, app: Path, **env: str) -> subprocess.Co
     )
 
 
+def talking(engine_name: str, app: Path) -> subprocess.Popen:
+    """``shipcode-mcp app`` on ``engine_name`` with pipes to talk to it line by line."""
+    return subprocess.Popen(
+        [*SERVER_COMMAND, str(app)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=engine_env(engine_name),
+    )
+
+
 def lifespan_file(tmp_path: Path) -> Path:
     path = tmp_path / "lively.py"
     path.write_text(LIFESPAN_APP)
@@ -299,13 +310,7 @@ def test_lifespan_and_headers_over_http(engine_name: str) -> None:
 
 def test_lifespan_left_on_a_stop_signal(engine_name: str, tmp_path: Path) -> None:
     app = lifespan_file(tmp_path)
-    with subprocess.Popen(
-        [*SERVER_COMMAND, str(app)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=engine_env(engine_name),
-    ) as server:
+    with talking(engine_name, app) as server:
         server.stdin.write(call("pool", {}))
         server.stdin.flush()
         assert server.stdout.readline() == text("db-pool True")
@@ -388,13 +393,7 @@ app = members_app()
 def test_elicit_a_model_of_a_legacy_client_on_stdio(engine_name: str, tmp_path: Path) -> None:
     app = tmp_path / "members.py"
     app.write_text(MEMBERS_FILE.format(here=str(Path(__file__).parent)))
-    with subprocess.Popen(
-        [*SERVER_COMMAND, str(app)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=engine_env(engine_name),
-    ) as server:
+    with talking(engine_name, app) as server:
         server.stdin.write(INIT + call("party", {}, 1))
         server.stdin.flush()
         initialized = server.stdout.readline()
