@@ -222,6 +222,20 @@ cdef int _fast_modern(Engine engine, const char* rid, Py_ssize_t rid_len, Member
     return 0
 
 
+cdef int _lax_floats(_FastTool tool, PyObject** values) except -1:
+    """A lax tool's integers for ``number`` fields as floats, as pydantic's lax mode passes them (each value
+    a reference owned by the caller, replaced)."""
+    cdef int j
+    cdef object converted
+    for j in range(tool.count):
+        if tool.floats[j] and values[j] != NULL and type(<object>values[j]) is int:
+            converted = float(<object>values[j])
+            Py_INCREF(converted)
+            Py_DECREF(<object>values[j])
+            values[j] = <PyObject*>converted
+    return 0
+
+
 cdef int _refused(Engine engine, _FastTool tool, const char* rid, Py_ssize_t rid_len, bint modern) except -1:
     """Arguments the flat checks refuse: ``Invalid arguments for <tool>``, or (a lax tool, whose own validation
     may accept them) 0: the line goes to the line rules."""
@@ -300,13 +314,13 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
     try:
         for i in range(count):
             value = _value(&arguments[i])
-            if tool.floats[slots[i]] and arguments[i].kind == V_INT:
-                value = float(value)  # as pydantic's lax mode passes it
             Py_INCREF(value)
             values[slots[i]] = <PyObject*>value
             if arguments[i].kind == V_STR:
                 text_arg = value
                 text_member = &arguments[i]
+        if tool.fallback:
+            _lax_floats(tool, values)
         while leading < tool.count and values[leading] != NULL:
             leading += 1
         engine._due()
