@@ -126,7 +126,11 @@ class Context:
     @property
     def headers(self) -> dict[str, str]:
         """The HTTP request's headers by lower-case name (``{}`` on stdio)."""
-        return self.request_context.request.headers if self._scope is not None else {}
+        if self._scope is None:
+            return {}
+        from .context_values import HttpRequest
+
+        return HttpRequest(self._scope).headers
 
     @property
     def client_id(self) -> str | None:
