@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
+import sys
 import time
 from contextlib import asynccontextmanager
 from http.client import HTTPConnection
@@ -428,3 +429,21 @@ def test_an_http_session_gives_its_id_headers_and_typed_elicitation() -> None:
     question, rest = within(scenario())
     assert question == events(PARTY_QUESTION)
     assert rest == [events(text("Party(size=3, vegan=True) True ada True", 9))]
+
+
+def test_app_run_exits_2_when_the_lifespan_raises(engine_name: str, tmp_path: Path) -> None:
+    app = lifespan_file(tmp_path)
+    app.write_text(app.read_text() + "\napp.run()\n")
+    done = subprocess.run(
+        [sys.executable, str(app)],
+        input=b"",
+        capture_output=True,
+        env={**engine_env(engine_name), "FAIL_AT": "start"},
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        b"",
+        b"open lively\nshipcode-mcp: error: the lifespan of lively failed at start-up: "
+        b"ConnectionError: no database at db:5432\n",
+    )
