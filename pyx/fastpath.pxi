@@ -222,6 +222,29 @@ cdef int _fast_modern(Engine engine, const char* rid, Py_ssize_t rid_len, Member
     return 0
 
 
+cdef int _lax_floats(_FastTool tool, PyObject** values) except -1:
+    """A lax tool's integers for ``number`` fields as floats, as pydantic's lax mode passes them (each value
+    a reference owned by the caller, replaced)."""
+    cdef int j
+    cdef object converted
+    for j in range(tool.count):
+        if tool.floats[j] and values[j] != NULL and type(<object>values[j]) is int:
+            converted = float(<object>values[j])
+            Py_INCREF(converted)
+            Py_DECREF(<object>values[j])
+            values[j] = <PyObject*>converted
+    return 0
+
+
+cdef int _refused(Engine engine, _FastTool tool, const char* rid, Py_ssize_t rid_len, bint modern) except -1:
+    """Arguments the flat checks refuse: ``Invalid arguments for <tool>``, or (a lax tool, whose own validation
+    may accept them) 0: the line goes to the line rules."""
+    if tool.fallback:
+        return 0
+    engine._emit_body(rid, rid_len, tool.invalid, modern)
+    return 1
+
+
 cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* params, int params_count,
                     Member* arguments, int arguments_count, bint modern) except -1:
     cdef Member* name = NULL
@@ -257,8 +280,7 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
     cdef int count = 0
     if args != NULL:
         if args.kind != V_OBJ:
-            engine._emit_body(rid, rid_len, tool.invalid, modern)
-            return 1
+            return _refused(engine, tool, rid, rid_len, modern)
         count = arguments_count
     # Validate: every argument is a known field of the right kind; every required field is there.
     cdef int slots[MAX_MEMBERS]
@@ -271,8 +293,7 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
                 slots[i] = j
                 break
         if slots[i] < 0 or not _fits(tool.admits[slots[i]], m.kind):
-            engine._emit_body(rid, rid_len, tool.invalid, modern)
-            return 1
+            return _refused(engine, tool, rid, rid_len, modern)
     for j in range(tool.count):
         if tool.required[j]:
             found = 0
@@ -281,8 +302,7 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
                     found = 1
                     break
             if not found:
-                engine._emit_body(rid, rid_len, tool.invalid, modern)
-                return 1
+                return _refused(engine, tool, rid, rid_len, modern)
     # The values by field; a call by position when they are the function's first parameters.
     cdef PyObject* stack[MAX_MEMBERS + 1]
     cdef PyObject** values = stack + 1  # stack[0]: room for PY_VECTORCALL_ARGUMENTS_OFFSET
@@ -299,6 +319,8 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
             if arguments[i].kind == V_STR:
                 text_arg = value
                 text_member = &arguments[i]
+        if tool.fallback:
+            _lax_floats(tool, values)
         while leading < tool.count and values[leading] != NULL:
             leading += 1
         engine._due()

@@ -25,6 +25,8 @@ cdef class _FastTool:
     cdef unsigned int admits[MAX_MEMBERS]  # per field: a bit (1 << V_*) per value kind it admits
     cdef bint required[MAX_MEMBERS]
     cdef bint mirrored     # an argument is mirrored in an HTTP header: HTTP checks its calls itself
+    cdef bint fallback     # arguments the checks refuse go to the tool's own validation (a lax tool)
+    cdef bint floats[MAX_MEMBERS]  # per field: an integer is passed as a float (a lax tool's "number")
 
 
 cdef class _Read:
@@ -145,6 +147,7 @@ cdef _FastTool _fast_tool_of(spec):
     fast.func = spec.func
     fast.failed = spec.failed
     fast.mirrored = spec.mirrored
+    fast.fallback = spec.fallback
     fast.invalid = spec.invalid
     fast.count = len(spec.fields)
     fast.positional = spec.positional
@@ -157,4 +160,5 @@ cdef _FastTool _fast_tool_of(spec):
         fast.field_keys.append(field)
         fast.admits[i] = _ADMITS[kind]
         fast.required[i] = required
+        fast.floats[i] = spec.fallback and kind == "number"
     return fast

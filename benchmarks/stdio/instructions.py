@@ -3,6 +3,7 @@
 
     python benchmarks/run.py instructions                                   # this Python's build
     python benchmarks/run.py instructions --python OLD/bin/python --python NEW/bin/python   # before, after, ratio
+    python benchmarks/run.py instructions --workloads add,add@2026 --lax     # the same tools in a lax app
 
 Counts are exact and repeatable where timings are not: they do not move with the machine's load. Each
 workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside
@@ -33,8 +34,22 @@ MODERN_VERSIONS = ("2026-07-28", "2025-06-18")
 FEED = "__pyx_pw_12shipcode_mcp_9_engine_c_6Engine_*feed"  # the C name of Engine.feed's Python entry
 
 
-def child(workload: str, count: int) -> None:
-    """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer."""
+def lax_copy(app):  # -> Server
+    """The app with its tools registered again as a lax app's (``strict=False``): typed through pydantic,
+    kept on the fast path where its checks judge as pydantic does."""
+    from shipcode_mcp import Server
+
+    lax = Server(app.name, version=app.version, protocol_versions=app.protocol_versions, strict=False)
+    for tool in app.tools.values():
+        lax.tool(tool.name, tool.description)(tool.func)
+    for resource in app.resources.values():
+        lax.add_resource(resource)
+    return lax
+
+
+def child(workload: str, count: int, lax: bool = False) -> None:
+    """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer: against the
+    benchmark's expected bytes, or for a lax app (whose schemas differ) against the pure engine's answers."""
     sys.path.insert(0, str(BENCHMARKS))
     from shipcode_mcp._engine_c import Engine
 
@@ -44,17 +59,26 @@ def child(workload: str, count: int) -> None:
 
     if workload.endswith(MODERN):
         app.protocol_versions = MODERN_VERSIONS  # as the benchmark serves it: --protocol-versions
+    if lax:
+        app = lax_copy(app)
     engine = Engine(app.catalogue())
     # The handshake goes through message(), not feed(), so that only the requests are counted.
     handshake = engine.message(INIT_REQUEST) + engine.message(INITIALIZED)
     assert handshake == INIT_EXPECTED, handshake
     data = build_requests(workload, count)
     out = [engine.feed(data[at : at + READ_SIZE]) for at in range(0, len(data), READ_SIZE)]
-    if b"".join(out) != build_expected(workload, count):
-        sys.exit(f"{workload}: an answer differs from the benchmark's expected bytes")
+    if lax:
+        from shipcode_mcp._engine_py import Engine as PureEngine
+
+        pure = PureEngine(app.catalogue())
+        expected = pure.feed(INIT_REQUEST + INITIALIZED + data)[len(INIT_EXPECTED) :]
+    else:
+        expected = build_expected(workload, count)
+    if b"".join(out) != expected:
+        sys.exit(f"{workload}: an answer differs from the expected bytes")
 
 
-def count_instructions(python: str, workload: str, count: int) -> tuple[int, int]:
+def count_instructions(python: str, workload: str, count: int, lax: bool = False) -> tuple[int, int]:
     """Instructions executed inside Engine.feed while answering ``count`` requests of ``workload``: all of
     them, and those outside libc's ``mem*`` functions."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -71,6 +95,7 @@ def count_instructions(python: str, workload: str, count: int) -> tuple[int, int
             workload,
             "--requests",
             str(count),
+            *(["--lax"] if lax else []),
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
@@ -101,10 +126,13 @@ def main(argv: list | None = None) -> int:
     parser.add_argument("--python", action="append", help="an interpreter whose build to measure (repeatable)")
     parser.add_argument("--requests", type=int, default=2000, help="requests per workload (default 2000)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated benchmark workloads")
+    parser.add_argument(
+        "--lax", action="store_true", help="serve the tools as a lax app's (strict=False), typed through pydantic"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, args.requests)
+        child(args.child, args.requests, args.lax)
         return 0
     pythons = args.python or [sys.executable]
     heads = [f"`{python}`: all / outside libc mem*" for python in pythons]
@@ -113,7 +141,7 @@ def main(argv: list | None = None) -> int:
     print("| workload | " + " | ".join(heads) + " |")
     print("| --- |" + " ---: |" * len(heads))
     for workload in args.workloads.split(","):
-        counts = [count_instructions(python, workload, args.requests) for python in pythons]
+        counts = [count_instructions(python, workload, args.requests, args.lax) for python in pythons]
         cells = [f"{total / args.requests:,.0f} / {own / args.requests:,.0f}" for total, own in counts]
         if len(counts) == 2:
             (total_before, own_before), (total_after, own_after) = counts

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ._version import __version__
 from .app import Server
 from .context import Context
-from .errors import ClientError, RpcError, ToolError
+from .errors import ClientError, ResourceError, RpcError, ToolError
 from .handlers import Resource, Tool
 from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request
 
@@ -31,6 +31,7 @@ __all__ = [
     "Image",
     "InputRequired",
     "Resource",
+    "ResourceError",
     "RpcError",
     "Server",
     "Tool",

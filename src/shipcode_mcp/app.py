@@ -66,8 +66,15 @@ class Server:
         list_changed: bool = False,
         strict: bool = True,
         extensions: Sequence[Extension] = (),
+        lifespan: Callable[[Server], Any] | None = None,
     ) -> None:
         self.name = name
+        #: ``lifespan(server)``: an async context manager entered once per process before the first
+        #: request and left when serving ends; handlers see its value as ``ctx.lifespan_context``
+        #: (see :mod:`shipcode_mcp.lifespan`).
+        self.lifespan = lifespan
+        #: The lifespan while it runs in this process (a :class:`~shipcode_mcp.lifespan.Lifespan`), else None.
+        self.running_lifespan: Any = None
         #: The tools' default validation: True converts nothing; False is pydantic's lax mode (see :meth:`tool`).
         self.strict = strict
         self.version = version
@@ -426,10 +433,12 @@ class Server:
         """
         from .transports.stdio import serve_app
 
-        serve_app(
+        status = serve_app(
             self,
             max_message_bytes=max_message_bytes,
             max_concurrency=max_concurrency,
             workers=workers,
             eof_grace=eof_grace,
         )
+        if status:  # the lifespan failed: said on stderr
+            raise SystemExit(status)

@@ -35,7 +35,7 @@ from .protocol import (
     RpcError,
 )
 from .results import error_result, tool_result
-from .schema import FlatShape, InvalidArguments, header_parameters, positional_count
+from .schema import FlatShape, InvalidArguments, header_parameters, parameter_defaults, positional_count
 from .session import ASYNC, INLINE, Deferred, Session
 
 TYPE_CHECKING = False
@@ -86,7 +86,7 @@ def constant_answer(result: dict[str, Any]) -> bytes:
 class FastTool:
     """A plain tool with a flat argument shape, for engines that check arguments themselves."""
 
-    __slots__ = ("name", "func", "fields", "positional", "invalid", "failed", "mirrored")
+    __slots__ = ("name", "func", "fields", "positional", "invalid", "failed", "mirrored", "fallback")
 
     def __init__(
         self,
@@ -97,6 +97,7 @@ class FastTool:
         invalid: bytes,
         failed: Callable[[BaseException], bytes],
         mirrored: bool = False,
+        fallback: bool = False,
     ) -> None:
         self.name = name
         #: The function, called with the arguments by name (or by position: see ``positional``).
@@ -112,6 +113,39 @@ class FastTool:
         self.failed = failed
         #: Whether an argument is mirrored in an HTTP header (``x-mcp-header``): HTTP checks such calls itself.
         self.mirrored = mirrored
+        #: A lax tool (see :func:`lax_flat_shape`): arguments the flat checks refuse go to the tool's own
+        #: validation (the full path) instead of being answered ``invalid``, and an integer given for a
+        #: ``number`` is passed as a float, as pydantic's lax mode passes it.
+        self.fallback = fallback
+
+
+_LAX_FLAT_HINTS = (int, float, str, bool)
+
+
+def lax_flat_shape(tool: Tool) -> FlatShape | None:
+    """The flat shape of a lax typed tool (``strict=False``) whose flat checks judge a call as pydantic's
+    lax mode does wherever they accept it, or None.
+
+    That holds when every parameter is hinted ``int``, ``float``, ``str`` or ``bool`` without constraints
+    or validators, and any default is the function's own value (a ``Field(...)`` default is not): a call
+    the checks accept then reaches the function with the values pydantic would give it (an integer for
+    a ``float`` as a float); any other call goes to pydantic (a string read as JSON first included).
+    """
+    validate = tool.validate
+    model = getattr(validate, "model", None)
+    if getattr(validate, "strict", True) is not False or getattr(validate, "renamed", True) or model is None:
+        return None
+    # Open or closed: an argument the function does not take is refused by the flat checks, so pydantic judges it.
+    shape = FlatShape.from_schema({**validate.schema, "additionalProperties": False})
+    if shape is None:
+        return None
+    defaults = parameter_defaults(tool.func)
+    for name, field in model.model_fields.items():
+        if field.annotation not in _LAX_FLAT_HINTS or any(type(item) is not str for item in field.metadata):
+            return None
+        if not field.is_required() and (name not in defaults or defaults[name] is not field.default):
+            return None
+    return shape
 
 
 class Catalogue:
@@ -127,6 +161,7 @@ class Catalogue:
         #: The versions of the ``initialize`` handshake among them, newest first.
         self.legacy_versions = tuple(version for version in self.versions if version in LEGACY_VERSIONS)
         self.session = Session()
+        self.session.catalogue = self
         self.modern: ModernEra | None = None
         if MODERN_VERSION in self.versions:
             from .eras import ModernEra
@@ -158,19 +193,25 @@ class Catalogue:
                 raise ValueError(f"a completion is registered for the unknown {what} {target!r}")
         #: Per tool, the bytes of its ``Invalid arguments for <tool>`` result body.
         self.invalid_arguments = {name: error_result(f"Invalid arguments for {name}") for name in self.tools}
-        self.fast_tools = [
-            FastTool(
-                name,
-                tool.func,
-                tool.validate.fields,
-                positional_count(tool.func, tuple(field[0] for field in tool.validate.fields)),
-                self.invalid_arguments[name],
-                tool.failed,
-                bool(header_parameters(tool.input_schema)),
-            )
-            for name, tool in self.tools.items()
-            if tool.plain and type(tool.validate) is FlatShape
-        ]
+        self.fast_tools = []
+        for name, tool in self.tools.items():
+            if not tool.plain:
+                continue
+            lax = type(tool.validate) is not FlatShape
+            shape = lax_flat_shape(tool) if lax else tool.validate
+            if shape is not None:
+                self.fast_tools.append(
+                    FastTool(
+                        name,
+                        tool.func,
+                        shape.fields,
+                        positional_count(tool.func, tuple(field[0] for field in shape.fields)),
+                        self.invalid_arguments[name],
+                        tool.failed,
+                        bool(header_parameters(tool.input_schema)),
+                        lax,
+                    )
+                )
         handlers = [*self.tools.values(), *self.resources.values(), *self.templates.values(), *self.prompts.values()]
         completions = list(self.completions.values())
         uses_context = any(handler.context_name is not None for handler in handlers) or any(

@@ -434,7 +434,7 @@ def http_worker_app():  # -> the ASGI app
 
 
 def serve_http(args: Options, argv: Sequence[str], app) -> int:
-    """Serve ``app`` over HTTP as the options say; 2 when uvicorn is missing."""
+    """Serve ``app`` over HTTP as the options say; 2 when uvicorn is missing or the app's lifespan failed."""
     from .transports.http import serve
 
     missing = serve.uvicorn_missing()
@@ -453,10 +453,8 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
 
         serve.share_state_key(app.state_key)
         os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
-        serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
-    else:
-        serve.serve(asgi, host, port, 1, args.log_level, *heads)
-    return EXIT_OK
+        return serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
+    return serve.serve(asgi, host, port, 1, args.log_level, *heads)
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 
 from orjson import OPT_SORT_KEYS, dumps, loads
 
-from .errors import ClientError
+from .errors import ClientError, ResourceError, RpcError
 from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request, url_elicitation_request
 from .protocol import LOG_LEVELS, LOG_RANK
 
@@ -25,12 +25,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .context_values import ReadResourceContents, RequestContext
     from .mrtr import Round
     from .session import Session
 
 _NO_RESPONSES: dict = {}
 #: Who is calling, as the transport's authentication established it (None: no one said).
 CALLER: ContextVar[Any] = ContextVar("shipcode_mcp_caller", default=None)
+#: The ASGI scope of the HTTP request being answered (None on stdio).
+HTTP_SCOPE: ContextVar[Any] = ContextVar("shipcode_mcp_http_scope", default=None)
+#: ``ctx.lifespan_context`` of an app without a lifespan (the official SDK's default lifespan yields ``{}``).
+_NO_LIFESPAN: dict = {}
 
 
 def caller_identity(caller: Any) -> bytes | None:
@@ -72,20 +77,85 @@ _DONE = _Done()
 class Context:
     """One request's way back to the client."""
 
-    __slots__ = ("_session", "_id_bytes", "_progress_token", "_round")
+    __slots__ = ("_session", "_id_bytes", "_progress_token", "_round", "_meta", "_scope", "_session_id")
 
     def __init__(
-        self, session: Session, id_bytes: bytes, progress_token: object = None, round_: Round | None = None
+        self,
+        session: Session,
+        id_bytes: bytes,
+        progress_token: object = None,
+        round_: Round | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         self._session = session
         self._id_bytes = id_bytes
         self._progress_token = progress_token
         self._round = round_
+        self._meta = meta
+        self._scope = HTTP_SCOPE.get()
+        self._session_id: str | None = None
 
     @property
     def request_id(self) -> int | str:
         """The request's id, as the client sent it."""
         return loads(self._id_bytes)
+
+    @property
+    def server(self) -> Any:
+        """The :class:`~shipcode_mcp.app.Server` being served."""
+        catalogue = self._session.catalogue
+        return catalogue.app if catalogue is not None else None
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the app's lifespan yielded (``{}`` without a lifespan; see :mod:`shipcode_mcp.lifespan`)."""
+        server = self.server
+        running = server.running_lifespan if server is not None else None
+        return running.value if running is not None else _NO_LIFESPAN
+
+    @property
+    def request_context(self) -> RequestContext:
+        """The request's context as the official SDK shapes it: ``request_id``, ``meta``,
+        ``lifespan_context`` and ``request`` (the HTTP request, with its ``headers``; None on stdio)."""
+        from .context_values import HttpRequest, Meta, RequestContext
+
+        meta = Meta(self._meta) if self._meta is not None else None
+        request = HttpRequest(self._scope) if self._scope is not None else None
+        return RequestContext(self.request_id, meta, self.lifespan_context, request)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The HTTP request's headers by lower-case name (``{}`` on stdio)."""
+        if self._scope is None:
+            return {}
+        from .context_values import HttpRequest
+
+        return HttpRequest(self._scope).headers
+
+    @property
+    def client_id(self) -> str | None:
+        """The ``client_id`` of the request's ``_meta``, as the official SDK reads it (None when absent)."""
+        found = self._meta.get("client_id") if self._meta is not None else None
+        return found if type(found) is str else None
+
+    @property
+    def session_id(self) -> str:
+        """The session's id: the ``Mcp-Session-Id`` of a legacy HTTP session, else one made for the session
+        (a stdio server's client); a 2026-07-28 request has no session, so each gets an id of its own."""
+        if self._session_id is None:
+            given = self.headers.get("mcp-session-id") if self._scope is not None else None
+            if given is None:
+                import uuid
+
+                if self._round is not None and self._round.modern:
+                    given = uuid.uuid4().hex
+                else:
+                    session = self._session
+                    if session.generated_id is None:
+                        session.generated_id = uuid.uuid4().hex
+                    given = session.generated_id
+            self._session_id = given
+        return self._session_id
 
     @property
     def auth(self) -> Any:
@@ -112,14 +182,28 @@ class Context:
 
     # -- notifications ---------------------------------------------------------------------
 
-    def log(self, level: str, data: Any, logger: str | None = None) -> _Done:
+    def log(
+        self,
+        level: str,
+        data: Any,
+        logger: str | None = None,
+        *,
+        logger_name: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> _Done:
         """Send ``notifications/message`` when ``level`` is at or above the client's chosen level.
 
         ``level`` is one of debug, info, notice, warning, error, critical, alert, emergency
         (ValueError otherwise); ``data`` is any JSON value. Until the client sends
         ``logging/setLevel``, every level is sent. A 2026-07-28 request gets log messages only
         when its ``_meta`` names a level (``io.modelcontextprotocol/logLevel``).
+        ``logger_name`` is another spelling of ``logger`` (the SDKs'); with ``extra``, the data sent
+        is ``{"msg": data, "extra": extra}``, as FastMCP sends it.
         """
+        if logger_name is not None:
+            logger = logger_name
+        if extra is not None:
+            data = {"msg": data, "extra": dict(extra)}
         rank = LOG_RANK.get(level)
         if rank is None:
             raise ValueError(f"unknown log level {level!r}; expected one of {', '.join(LOG_LEVELS)}")
@@ -139,29 +223,29 @@ class Context:
             session.notify("notifications/message", params)
         return _DONE
 
-    def debug(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("debug", data, logger)
+    def debug(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("debug", data, logger, **spelled)
 
-    def info(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("info", data, logger)
+    def info(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("info", data, logger, **spelled)
 
-    def notice(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("notice", data, logger)
+    def notice(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("notice", data, logger, **spelled)
 
-    def warning(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("warning", data, logger)
+    def warning(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("warning", data, logger, **spelled)
 
-    def error(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("error", data, logger)
+    def error(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("error", data, logger, **spelled)
 
-    def critical(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("critical", data, logger)
+    def critical(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("critical", data, logger, **spelled)
 
-    def alert(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("alert", data, logger)
+    def alert(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("alert", data, logger, **spelled)
 
-    def emergency(self, data: Any, logger: str | None = None) -> _Done:
-        return self.log("emergency", data, logger)
+    def emergency(self, data: Any, logger: str | None = None, **spelled: Any) -> _Done:
+        return self.log("emergency", data, logger, **spelled)
 
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> _Done:
         """Send ``notifications/progress`` when the request carried ``_meta.progressToken``; else nothing."""
@@ -180,7 +264,7 @@ class Context:
         self,
         messages: str | list[dict[str, Any]],
         *,
-        max_tokens: int,
+        max_tokens: int = 512,
         system_prompt: str | None = None,
         temperature: float | None = None,
         stop_sequences: list[str] | None = None,
@@ -191,7 +275,7 @@ class Context:
     ) -> dict[str, Any]:
         """Ask the client's model (``sampling/createMessage``); returns the client's result dict.
 
-        A ``str`` is sent as one user text message.
+        A ``str`` is sent as one user text message; ``max_tokens`` defaults to 512, as FastMCP's does.
         """
         request = sampling_request(
             messages,
@@ -205,13 +289,41 @@ class Context:
         )
         return await self._ask(request, key, "sample")
 
-    async def elicit(self, message: str, schema: dict[str, Any], key: str | None = None) -> dict[str, Any]:
-        """Ask the client's user (``elicitation/create``, form mode); returns the client's result dict."""
-        return await self._ask(elicitation_request(message, schema), key, "elicit")
+    async def elicit(self, message: str, schema: Any = None, key: str | None = None) -> Any:
+        """Ask the client's user (``elicitation/create``, form mode).
+
+        With a JSON Schema (a ``dict``), returns the client's result dict. With a type (a pydantic model,
+        a dataclass, a ``TypedDict``; or ``int``, ``str``, a ``Literal``..., asked as one field ``value``;
+        or None, an empty form), returns an :data:`~shipcode_mcp.context_values.ElicitationResult`:
+        ``action`` ("accept", "decline" or "cancel") and, accepted, ``data`` validated as that type
+        (``pydantic.ValidationError`` when the answer does not fit).
+        """
+        if type(schema) is dict:
+            return await self._ask(elicitation_request(message, schema), key, "elicit")
+        from .context_values import ElicitationType
+
+        asked = ElicitationType(schema)
+        return asked(await self._ask(elicitation_request(message, asked.schema), key, "elicit"))
 
     async def elicit_url(self, message: str, url: str, key: str | None = None) -> dict[str, Any]:
         """Send the client's user to ``url`` (``elicitation/create``, URL mode); returns the client's result dict."""
         return await self._ask(url_elicitation_request(message, url), key, "elicit")
+
+    async def read_resource(self, uri: str) -> list[ReadResourceContents]:
+        """The contents of one of the app's resources (a template's included), read as ``resources/read``
+        reads them: :class:`~shipcode_mcp.context_values.ReadResourceContents` with ``content`` (``str``
+        or ``bytes``) and ``mime_type``; :class:`~shipcode_mcp.errors.ResourceError` when no resource has
+        that uri."""
+        from .context_values import resource_contents
+
+        session = self._session
+        try:
+            body = session.catalogue.read_resource({"uri": str(uri)})
+        except RpcError:
+            raise ResourceError(f"Unknown resource: {uri}") from None
+        if type(body) is not bytes:  # deferred work: run here, for this request
+            body = await session.finish(body, self._id_bytes)
+        return resource_contents(body)
 
     async def list_roots(self, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""

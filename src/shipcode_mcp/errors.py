@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._log import log_exception
 from .protocol import INTERNAL_ERROR_TAIL, RpcError
 
-__all__ = ["HANDLER_FAULTS", "ClientError", "RpcError", "ToolError"]
+__all__ = ["HANDLER_FAULTS", "ClientError", "ResourceError", "RpcError", "ToolError"]
 
 
 class ToolError(Exception):
@@ -23,6 +23,11 @@ class ClientError(ToolError):
     def __init__(self, message: str, error: dict | None = None) -> None:
         super().__init__(message)
         self.error = error
+
+
+class ResourceError(ToolError):
+    """``ctx.read_resource`` of a uri no resource or template serves. A subclass of :class:`ToolError`:
+    uncaught in a tool, it becomes the tool's ``isError`` result with this message."""
 
 
 #: What a handler may raise and still get an answer (an ``isError`` result for a tool, -32603

@@ -102,6 +102,12 @@ def progress_token(params: dict[str, Any] | None) -> object:
     return None
 
 
+def request_meta(params: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``params._meta`` when it is an object, else None."""
+    meta = params.get("_meta") if params is not None else None
+    return meta if type(meta) is dict else None
+
+
 class Tool:
     """One tool: its listing, its argument validator and its function.
 
@@ -244,9 +250,10 @@ class Tool:
                 return self.failed(error)
         takes_context = self.context_name is not None
         token = progress_token(params) if takes_context else None
+        meta = request_meta(params) if takes_context else None
         if self.is_async:
-            return Deferred(self.run_async, ASYNC, token, True, (arguments,), takes_context)
-        return Deferred(self.run, THREAD if self.blocking else INLINE, token, False, (arguments,), takes_context)
+            return Deferred(self.run_async, ASYNC, token, True, (arguments,), takes_context, meta)
+        return Deferred(self.run, THREAD if self.blocking else INLINE, token, False, (arguments,), takes_context, meta)
 
     def run(self, arguments: dict[str, Any], ctx: Context | None = None) -> bytes:
         """The result body of a deferred call of a sync function (it takes ``ctx`` if it asks for one)."""

@@ -54,7 +54,7 @@ class Deferred:
     is ``func(*args)`` and no Context is made.
     """
 
-    __slots__ = ("func", "mode", "progress_token", "contained", "args", "takes_context", "round")
+    __slots__ = ("func", "mode", "progress_token", "contained", "args", "takes_context", "round", "meta")
 
     def __init__(
         self,
@@ -64,6 +64,7 @@ class Deferred:
         contained: bool = False,
         args: tuple = (),
         takes_context: bool = True,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         self.func = func
         self.mode = mode
@@ -73,11 +74,13 @@ class Deferred:
         self.takes_context = takes_context
         #: The request's :class:`~shipcode_mcp.mrtr.Round` (None: a legacy request's first round).
         self.round = None
+        #: The request's ``params._meta`` (None when it has none, or no Context is made).
+        self.meta = meta
 
     def arguments(self, session: Session, id_bytes: bytes) -> tuple:
         """What ``func`` is called with for the request ``id_bytes`` of ``session``."""
         if self.takes_context:
-            return (*self.args, Context(session, id_bytes, self.progress_token, self.round))
+            return (*self.args, Context(session, id_bytes, self.progress_token, self.round, self.meta))
         return self.args
 
 
@@ -114,6 +117,10 @@ class Session:
         #: Open 2026-07-28 subscriptions: the ``subscriptions/listen`` request's id bytes ->
         #: (its id, the acknowledged filter).
         self.listeners: dict[bytes, tuple[Any, dict[str, Any]]] = {}
+        #: The catalogue serving this session (set by it): what a Context reads resources from.
+        self.catalogue: Any = None
+        #: This session's id for ``ctx.session_id`` when no transport gives one (made on first use).
+        self.generated_id: str | None = None
 
     # -- from the line rules ---------------------------------------------------------------
 
@@ -189,6 +196,15 @@ class Session:
         if self.scheduler is not None:
             return await self.scheduler.run_blocking(func, *args)
         return func(*args)
+
+    async def finish(self, deferred: Deferred, id_bytes: bytes) -> Any:
+        """Run deferred work to its end inside a handler of the request ``id_bytes``: its body."""
+        arguments = deferred.arguments(self, id_bytes)
+        if deferred.mode == ASYNC:
+            return await deferred.func(*arguments)
+        if deferred.mode == THREAD:
+            return await self.run_blocking(deferred.func, *arguments)
+        return deferred.func(*arguments)
 
     async def ask(self, request: dict[str, Any]) -> Any:
         """Send one request of an :class:`~shipcode_mcp.mrtr.InputRequired` to a legacy client; its result."""

@@ -82,8 +82,13 @@ def test_a_typed_tool_lists_the_schema_pydantic_gives(run) -> None:
 def test_plain_hints_keep_todays_schema_and_the_fast_path() -> None:
     assert tool_listing("flat") == FLAT_LISTING
     assert type(CATALOGUE.tools["flat"].validate) is FlatShape
-    # Typed arguments, lax validation and structured output are never checked or encoded in C.
-    assert [tool.name for tool in CATALOGUE.fast_tools] == ["flat", "unstructured"]
+    # Typed arguments and structured output are never checked or encoded in C; a lax tool of plain scalars
+    # is, the calls C refuses falling back to pydantic (tests/test_lax_fast_path.py).
+    assert [(tool.name, tool.fallback) for tool in CATALOGUE.fast_tools] == [
+        ("count", True),
+        ("flat", False),
+        ("unstructured", False),
+    ]
 
 
 def sdk_metadata(func: Any) -> Any:
@@ -277,7 +282,8 @@ def test_a_server_may_choose_lax_validation_for_every_tool(run) -> None:
         return a
 
     catalogue = local.catalogue()
-    assert [tool.name for tool in catalogue.fast_tools] == ["exact"]  # strict plain hints: as ever
+    # strict plain hints: as ever; lax ones fall back to pydantic where the fast path refuses
+    assert [(tool.name, tool.fallback) for tool in catalogue.fast_tools] == [("add", True), ("exact", False)]
     assert type(catalogue.tools["add"].validate) is Arguments
     assert run(call("add", {"a": "2", "b": 3.0}), catalogue=catalogue) == text("5")
     assert run(call("exact", {"a": "2"}), catalogue=catalogue) == text("Invalid arguments for exact", is_error=True)

@@ -15,6 +15,8 @@ from .signals import stop_signals
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..app import Server
     from ..catalogue import Catalogue
 
@@ -132,7 +134,7 @@ def serve_app(
             _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
             if os.isatty(0):
                 announce_on_terminal(app.name, IMPLEMENTATION)
-            if catalogue.concurrent:
+            if catalogue.concurrent or app.lifespan is not None:  # a lifespan runs on the scheduler's loop
                 from ..limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
                 from .scheduler import Scheduler
 
@@ -146,7 +148,14 @@ def serve_app(
                     workers or DEFAULT_WORKERS,
                     DEFAULT_EOF_GRACE if eof_grace is None else eof_grace,
                 )
-                reason = scheduler.serve()
+                if app.lifespan is None:
+                    reason = scheduler.serve()
+                else:
+                    reason = serve_in_lifespan(app, scheduler)
+                    if reason is None:
+                        from ..lifespan import EXIT_LIFESPAN
+
+                        return EXIT_LIFESPAN
             else:
                 stop_signals.check()
                 engine.serve(0, protocol_fd)
@@ -159,3 +168,20 @@ def serve_app(
         reason = f"signal {stop.args[0]}"
     _log.log("info", f"{reason}; exiting")
     return EXIT_OK
+
+
+def serve_in_lifespan(app: Server, scheduler: Any) -> str | None:
+    """Serve with ``scheduler`` inside ``app``'s lifespan, entered and left on the scheduler's loop; why
+    serving ended, or None when the lifespan raised (said on stderr)."""
+    from ..lifespan import LifespanFailed, enter, leave, report
+
+    try:
+        scheduler.loop.run_until_complete(enter(app))
+        try:
+            reason = scheduler.serve()
+        finally:
+            scheduler.loop.run_until_complete(leave(app))
+    except LifespanFailed as failed:
+        report(failed.args[0])
+        return None
+    return reason

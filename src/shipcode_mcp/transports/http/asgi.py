@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 
 from ... import context
+from ...lifespan import LifespanFailed, enter, leave, report
 from ...limits import (
     DEFAULT_BODY_SECONDS,
     DEFAULT_HEAD_SECONDS,
@@ -167,15 +168,38 @@ class McpHttpApp:
             await send({"type": "websocket.close", "code": 1000})
 
     async def lifespan(self, receive: Callable[[], Any], send: Callable[..., Any]) -> None:
+        """The ASGI lifespan: start-up enters the app's lifespan (:mod:`shipcode_mcp.lifespan`), shutdown ends
+        every session, then leaves it. A lifespan that raises is said on stderr, and the server told."""
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                self.shared()
+                try:
+                    await self.start()
+                except LifespanFailed as failed:
+                    report(failed.args[0])
+                    await send({"type": "lifespan.startup.failed", "message": ""})  # said once, above
+                    return
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.sessions.close_all()
+                try:
+                    await self.stop()
+                except LifespanFailed as failed:
+                    report(failed.args[0])
+                    await send({"type": "lifespan.shutdown.failed", "message": ""})
+                    return
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def start(self) -> None:
+        """Ready to serve: the shared catalogue made, the app's lifespan entered (a host app that mounts
+        this one, and so gets no ASGI lifespan of its own, calls it from its lifespan)."""
+        self.shared()
+        await enter(self.app)
+
+    async def stop(self) -> None:
+        """Serving ends: every session ended, then the app's lifespan left."""
+        self.sessions.close_all()
+        await leave(self.app)
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
         if scope["type"] != "http":
@@ -217,6 +241,7 @@ class McpHttpApp:
         if route != self.path:
             await replies.reply(send, 404, NOT_FOUND)
             return
+        request = context.HTTP_SCOPE.set(scope)  # a Context's request headers
         try:
             method = scope["method"]
             if method == "POST":
@@ -227,6 +252,7 @@ class McpHttpApp:
                 allow = b"GET, POST, DELETE" if self.legacy else b"POST"
                 await replies.refuse(send, 405, INVALID_REQUEST, "Method Not Allowed", [(b"allow", allow)])
         finally:
+            context.HTTP_SCOPE.reset(request)
             if token is not None:
                 context.CALLER.reset(token)
 

@@ -12,6 +12,7 @@ import os
 import secrets
 import sys
 
+from ...lifespan import EXIT_LIFESPAN, FAILED_FILE_VARIABLE
 from ...limits import DEFAULT_HEAD_SECONDS, DEFAULT_MAX_HEAD_BYTES
 from ...requeststate import STATE_KEY_VARIABLE
 
@@ -83,8 +84,9 @@ def serve(
     log_level: str,
     max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
     head_timeout: float = DEFAULT_HEAD_SECONDS,
-) -> None:
-    """Serve an ASGI app (or, for several processes, the import string of a factory) until stopped.
+) -> int:
+    """Serve an ASGI app (or, for several processes, the import string of a factory) until stopped; 0, or
+    :data:`~shipcode_mcp.lifespan.EXIT_LIFESPAN` when the app's lifespan failed in a process (said there).
 
     uvicorn handles the stop signals while it serves, then raises the one it caught again: the
     command line's own handler then ends the process with status 0.
@@ -102,8 +104,20 @@ def serve(
         "server_header": False,
         **protocol(max_head_bytes, head_timeout),
     }
-    if processes > 1:
-        uvicorn.run(app, factory=True, workers=processes, **options)
-    else:
-        uvicorn.run(app, **options)
-    sys.stderr.flush()
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="shipcode-mcp-") as directory:
+        # A process whose lifespan fails writes this file (see :mod:`shipcode_mcp.lifespan`).
+        failed = os.environ[FAILED_FILE_VARIABLE] = os.path.join(directory, "lifespan-failed")
+        try:
+            if processes > 1:
+                uvicorn.run(app, factory=True, workers=processes, **options)
+            else:
+                uvicorn.run(app, **options)
+        except SystemExit:
+            if not os.path.exists(failed):
+                raise
+        finally:
+            del os.environ[FAILED_FILE_VARIABLE]
+            sys.stderr.flush()
+        return EXIT_LIFESPAN if os.path.exists(failed) else 0
