@@ -8,7 +8,7 @@ from typing import Annotated
 
 import pytest
 from pydantic import Field
-from wire import call, result, text
+from support.wire import call, result, text
 
 from shipcode_mcp import Server
 

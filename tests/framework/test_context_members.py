@@ -14,10 +14,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from httpserver import free_port
-from httpwire import POST_HEADERS, Call, events, http, modern_body, modern_headers, within
+from support.httpserver import free_port
+from support.httpwire import POST_HEADERS, Call, events, http, modern_body, modern_headers, within
 from pydantic import BaseModel
-from wire import SERVER_COMMAND, call, engine_env, notification, request, result, text
+from support.wire import SERVER_COMMAND, call, engine_env, notification, request, result, text
 
 from shipcode_mcp import Context, Server
 
@@ -385,7 +385,7 @@ PARTY_ANSWER = b'{"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content
 
 #: An app file serving :func:`members_app`.
 MEMBERS_FILE = """import sys
-sys.path.insert(0, {here!r})
+sys.path[:0] = [{here!r}, {tests!r}]
 from test_context_members import members_app
 app = members_app()
 """
@@ -393,7 +393,7 @@ app = members_app()
 
 def test_elicit_a_model_of_a_legacy_client_on_stdio(engine_name: str, tmp_path: Path) -> None:
     app = tmp_path / "members.py"
-    app.write_text(MEMBERS_FILE.format(here=str(Path(__file__).parent)))
+    app.write_text(MEMBERS_FILE.format(here=str(Path(__file__).parent), tests=str(Path(__file__).parents[1])))
     with talking(engine_name, app) as server:
         server.stdin.write(INIT + call("party", {}, 1))
         server.stdin.flush()
