@@ -382,7 +382,13 @@ def build_app(args: Options):  # -> Server
     if args.target is None:
         from .defaults import app
     else:
+        from .compat import hook
+
+        hook.install()  # an app written for another framework's API imports ours instead
         app = load_target(args.target)
+        written_for = hook.api_used()
+        if written_for is not None:
+            sys.stderr.write(f"shipcode-mcp: serving an app written for {written_for}\n")
     if args.resources or args.protocol_versions:
         import copy
 

@@ -44,15 +44,32 @@ def referee(app: Path, framework: str, transport: str) -> dict[str, Any]:
         pytest.skip(str(error))
 
 
-def serve_with_shipcode(app_path: Path, api: str, port: int | None = None) -> list[str]:
-    """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp.
+@functools.cache
+def shipcode_path() -> Path:
+    """A folder holding this checkout's shipcode-mcp (built engine included) and orjson, which it needs:
+    on ``PYTHONPATH``, a framework's environment serves with them and keeps its own packages."""
+    import tempfile
 
-    Over stdio when ``port`` is None, else over Streamable HTTP on ``port`` (``--http PORT``). To
-    implement when shipcode-mcp serves the three APIs: return the command line, for example
-    ``[str(environments.python(framework).with_name("shipcode-mcp")), str(app_path)]`` with
-    shipcode-mcp installed into the app framework's environment, so the app runs unchanged there.
+    import orjson
+
+    import shipcode_mcp
+
+    folder = Path(tempfile.mkdtemp(prefix="shipcode-path-"))
+    for module in (shipcode_mcp, orjson):
+        (folder / module.__name__).symlink_to(Path(module.__file__).parent)
+    return folder
+
+
+def serve_with_shipcode(app_path: Path, api: str, port: int | None = None, framework: str | None = None) -> list[str]:
+    """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp, unchanged.
+
+    Over stdio when ``port`` is None, else over Streamable HTTP on ``port`` (``--http PORT``). It runs in
+    the environment of ``framework`` (default: the first of the API's), with shipcode-mcp on ``PYTHONPATH``.
     """
-    pytest.skip("not yet served by shipcode-mcp")
+    framework = framework or environments.frameworks_for(api)[0]
+    interpreter = environments.python(framework)
+    command = ["env", f"PYTHONPATH={shipcode_path()}", str(interpreter), "-m", "shipcode_mcp", str(app_path)]
+    return command if port is None else [*command, "--http", str(port)]
 
 
 def test_every_framework_is_pinned_exactly() -> None:
@@ -178,7 +195,7 @@ def test_shipcode_serves_the_app_as_its_framework_does(app: Path, framework: str
     """The same app file served by shipcode-mcp gives the referee's transcript, call by call."""
     expected = referee(app, framework, transport)
     api = recorder.api_of(app)
-    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port), app, transport)
+    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port, framework), app, transport)
     for version in recorder.PROTOCOL_VERSIONS:
         for want, got in zip(expected[version], actual[version], strict=True):
             assert got == want
