@@ -18,7 +18,7 @@ import pydantic
 import pydantic_core
 
 from ..app import Server
-from ..catalogue import Catalogue
+from ..catalogue import Catalogue, constant_answer
 from ..errors import ToolError
 from ..handlers import Resource, Tool, context_parameter, docstring
 from ..jsontext import dumps
@@ -264,7 +264,7 @@ class FrameworkCatalogue(Catalogue):
         routes["initialize"] = self.initialize
         routes["tools/call"] = self.framework_call
         routes["resources/read"] = self.framework_read
-        routes["prompts/list"] = routes.get("prompts/list") or b'{"prompts":[]}'
+        routes["prompts/list"] = routes.get("prompts/list") or constant_answer({"prompts": []})
         routes["prompts/get"] = self.framework_prompt
         if server.completion_handler is not None:
             routes["completion/complete"] = self.framework_complete

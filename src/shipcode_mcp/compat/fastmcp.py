@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import typing
 
+import pydantic
 import pydantic_core
 
 from ..errors import ToolError
@@ -101,9 +102,12 @@ class FastMCP(FrameworkServer):
     def structured_output(self, func: Callable[..., Any], name: str, wanted: bool | None, schema: Any) -> Any:
         found = StructuredResult.of(func, name, wanted)
         if found is None:
-            return None
+            if wanted is False or typing.get_type_hints(func).get("return") is not dict:
+                return None
+            found = StructuredResult(pydantic.TypeAdapter(dict), False)  # fastmcp structures a bare dict too
+        schema = found.adapter.json_schema(mode="serialization")  # what the value is written as (a Decimal: text)
         if found.wrap:
-            wrapped = {"properties": {"result": compress(found.output_schema)["properties"]["result"]}}
+            wrapped = {"properties": {"result": compress(schema)["properties"]["result"]}}
             if MAJOR < 4:
                 wrapped["description"] = "Generic wrapper for non-object return types."
             found.output_schema = {
@@ -113,7 +117,7 @@ class FastMCP(FrameworkServer):
                 "x-fastmcp-wrap-result": True,
             }
         else:
-            found.output_schema = compress(found.output_schema)
+            found.output_schema = compress(schema)
         return found
 
     def tool_error_text(self, name: str, error: BaseException) -> str:
