@@ -19,7 +19,8 @@ import pydantic_core
 
 from ..app import Server
 from ..catalogue import Catalogue, constant_answer
-from ..errors import ToolError
+from ..context import Context as NativeContext
+from ..errors import ClientError, ToolError
 from ..handlers import Resource, Tool, context_parameter, docstring
 from ..jsontext import dumps
 from ..media import Media, jsonable
@@ -70,6 +71,55 @@ class AssistantMessage(Message):
 
 class ResourceError(Exception):
     """Raised by a resource to fail its read with this message."""
+
+
+class Context(NativeContext):
+    """The ``Context`` a handler asks for (``ctx: Context`` or ``ctx: Context[ServerSession, State]``): the native
+    one with the frameworks' own members; a handler gets one made from the native context of its request."""
+
+    def __class_getitem__(cls, parameters: Any) -> Any:
+        return cls
+
+    @classmethod
+    def of(cls, native: NativeContext | None) -> Any:
+        """The context of the framework for a request's native context (sharing its state)."""
+        if native is None or type(native) is cls:
+            return native
+        made = cls.__new__(cls)
+        for klass in type(native).__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if hasattr(native, slot):
+                    object.__setattr__(made, slot, getattr(native, slot))
+        return made
+
+    @property
+    def session(self) -> ClientSession:
+        """The official SDK's ``ctx.session``: requests to the client with the SDK's objects."""
+        return ClientSession(self)
+
+
+class ClientSession:
+    """``ctx.session`` of the official SDK: ``create_message`` (sampling) with its message objects."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+    async def create_message(self, messages: list[Any], *, max_tokens: int, **options: Any) -> Any:
+        """Ask the client's model; the SDK's ``CreateMessageResult`` when the SDK is installed, else the dict."""
+        wanted = {
+            name: options[name]
+            for name in ("system_prompt", "temperature", "stop_sequences", "include_context", "metadata")
+            if options.get(name) is not None
+        }
+        if options.get("model_preferences") is not None:
+            wanted["model_preferences"] = jsonable(options["model_preferences"])
+        plain = [jsonable(message) for message in messages]
+        result = await self.context.sample(plain, max_tokens=max_tokens, **wanted)
+        try:
+            from mcp.types import CreateMessageResult
+        except ImportError:
+            return result
+        return CreateMessageResult.model_validate(result)
 
 
 def signature_without(func: Callable[..., Any], skip: str | None) -> Callable[..., dict[str, Any]]:
@@ -140,6 +190,12 @@ class FrameworkTool(Tool):
         self.meta = options.pop("meta", None)
         self.tags = options.pop("tags", None) or set()
         super().__init__(func, **options)
+
+    def run(self, arguments: dict[str, Any], ctx: Any = None) -> bytes:
+        return super().run(arguments, self.server.context_class.of(ctx))
+
+    async def run_async(self, arguments: dict[str, Any], ctx: Any = None) -> bytes:
+        return await super().run_async(arguments, self.server.context_class.of(ctx))
 
     def encode(self, value: object) -> bytes:
         return dumps(self.server.tool_result(self, value))
@@ -327,8 +383,10 @@ class FrameworkServer(Server):
         **settings: Any,
     ) -> None:
         options: dict[str, Any] = {}
-        if lifespan is not None:
-            options["lifespan"] = lifespan  # the native server's lifespan= does the work
+        #: The app's lifespan: the native server's ``lifespan=`` enters and exits it, where it has one.
+        self.lifespan = lifespan
+        if lifespan is not None and "lifespan" in Server.__init__.__code__.co_varnames:
+            options["lifespan"] = lifespan
         super().__init__(
             name or self.DEFAULT_NAME,
             version=version if version is not None else self.framework_version(),
@@ -371,6 +429,10 @@ class FrameworkServer(Server):
 
     def structured_output(self, func: Callable[..., Any], name: str, wanted: bool | None, schema: Any) -> Any:
         """*rule*: the tool's structured output (a :class:`~shipcode_mcp.typed.StructuredResult`), or None."""
+        if self.structures_content and wanted is not False:
+            hint = typing.get_type_hints(func).get("return")
+            if isinstance(hint, type) and hint.__name__ in CONTENT_CLASSES and issubclass(hint, pydantic.BaseModel):
+                return StructuredResult(pydantic.TypeAdapter(hint), False)
         return StructuredResult.of(func, name, wanted)
 
     def tool_error_text(self, name: str, error: BaseException) -> str:
@@ -379,6 +441,8 @@ class FrameworkServer(Server):
 
     def failed_result(self, tool: FrameworkTool, error: BaseException) -> dict[str, Any]:
         """*rule*: the result of a call that raised ``error``."""
+        if isinstance(error, ClientError) and error.error is not None:  # the client's own message
+            error = ToolError(error.error.get("message", error))
         text = str(error) if isinstance(error, ToolError) and self.bare_tool_errors else None
         if text is None:
             text = self.tool_error_text(tool.name, error)
@@ -386,6 +450,10 @@ class FrameworkServer(Server):
 
     #: *rule*: whether a ``ToolError`` shows its message alone.
     bare_tool_errors = False
+    #: *rule*: the ``Context`` handlers get.
+    context_class: type[Context] = Context
+    #: *rule*: whether a content object as return annotation (``-> TextContent``) gives structured output.
+    structures_content = False
 
     def unknown_tool_result(self, name: object) -> dict[str, Any]:
         """*rule*: the result of calling a tool that does not exist."""

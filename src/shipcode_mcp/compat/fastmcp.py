@@ -19,8 +19,8 @@ from ..errors import ToolError
 from ..media import Audio, File, Image
 from ..protocol import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from ..typed import StructuredResult
-from .base import CallArguments, FrameworkServer, Message, ResourceError, installed_version
-from .fastmcp_sdk1 import Context
+from .base import CallArguments, FrameworkServer, Message, ResourceError, content_block, installed_version, is_content
+from .base import Context as SdkContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,8 +31,14 @@ if TYPE_CHECKING:
 MAJOR = int(installed_version("fastmcp", "4.2.3").split(".", 1)[0])
 
 
+#: A dict with one of these keys is taken for a schema, whose ``title`` fastmcp drops (a ``properties``
+#: mapping with a property named ``type`` too: fastmcp then drops a property named ``title``).
+_SCHEMA_KEYS = ("type", "properties", "$ref", "items", "allOf", "oneOf", "anyOf", "required")
+
+
 def compress(schema: Any, defs: dict[str, Any] | None = None) -> Any:
-    """A schema as fastmcp lists it: every ``title`` dropped, ``$ref`` to ``$defs`` replaced by the definition."""
+    """A schema as fastmcp lists it: ``title`` dropped where fastmcp drops it, ``$ref`` to ``$defs`` replaced by
+    the definition."""
     if isinstance(schema, list):
         return [compress(item, defs) for item in schema]
     if not isinstance(schema, dict):
@@ -42,15 +48,44 @@ def compress(schema: Any, defs: dict[str, Any] | None = None) -> Any:
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
         return compress({**defs[ref[8:]], **{key: value for key, value in schema.items() if key != "$ref"}}, defs)
-    out = {}
-    for key, value in schema.items():
-        if key in ("$defs",) or (key == "title" and isinstance(value, str)):
-            continue
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {name: compress(item, defs) for name, item in value.items()}
-        else:
-            out[key] = compress(value, defs)
-    return out
+    untitled = any(key in schema for key in _SCHEMA_KEYS)
+    return {
+        key: compress(value, defs)
+        for key, value in schema.items()
+        if key != "$defs" and not (key == "title" and untitled)
+    }
+
+
+class Context(SdkContext):
+    """fastmcp's ``Context``: log messages sent as ``{"msg": ..., "extra": ...}``, ``elicit(message,
+    response_type=...)``, ``sample(...)`` returning the content, ``lifespan_context`` (4.x)."""
+
+    def log(self, level: str, message: Any, logger_name: str | None = None, extra: Any = None) -> Any:
+        return super().log(level, {"msg": message, "extra": extra}, logger_name)
+
+    async def elicit(self, message: str, response_type: Any = None, **options: Any) -> Any:
+        return await super().elicit(message, response_type)
+
+    async def sample(self, messages: Any, *, max_tokens: int = 512, **options: Any) -> Any:
+        result = await super().sample(messages, max_tokens=max_tokens, **options)
+        try:
+            from mcp.types import CreateMessageResult
+        except ImportError:
+            return result["content"]
+        return CreateMessageResult.model_validate(result).content
+
+    @property
+    def lifespan_context(self) -> Any:
+        return self.request_context.lifespan_context
+
+
+class ToolResult:
+    """fastmcp's own tool result: the ``content`` blocks and the ``structured_content`` a tool chose."""
+
+    def __init__(self, content: Any = None, structured_content: Any = None, meta: Any = None) -> None:
+        self.content = content
+        self.structured_content = structured_content
+        self.meta = meta
 
 
 def input_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -68,6 +103,7 @@ class FastMCP(FrameworkServer):
     API = f"the fastmcp package's FastMCP (fastmcp {MAJOR}.x)"
     DEFAULT_NAME = "FastMCP"
     bare_tool_errors = True
+    context_class = Context
 
     def framework_version(self) -> str:
         return installed_version("fastmcp", "4.2.3")
@@ -101,10 +137,14 @@ class FastMCP(FrameworkServer):
 
     def structured_output(self, func: Callable[..., Any], name: str, wanted: bool | None, schema: Any) -> Any:
         found = StructuredResult.of(func, name, wanted)
+        hint = typing.get_type_hints(func).get("return")
+        if found is None and wanted is not False:  # fastmcp structures more than the SDK does
+            if hint is dict or (MAJOR < 4 and getattr(hint, "__name__", None) == "CallToolResult"):
+                found = StructuredResult(pydantic.TypeAdapter(hint), False)
+            elif hint is list and MAJOR < 4:
+                found = StructuredResult(pydantic.TypeAdapter(pydantic.create_model("Output", result=list)), True)
         if found is None:
-            if wanted is False or typing.get_type_hints(func).get("return") is not dict:
-                return None
-            found = StructuredResult(pydantic.TypeAdapter(dict), False)  # fastmcp structures a bare dict too
+            return None
         schema = found.adapter.json_schema(mode="serialization")  # what the value is written as (a Decimal: text)
         if found.wrap:
             wrapped = {"properties": {"result": compress(schema)["properties"]["result"]}}
@@ -160,19 +200,35 @@ class FastMCP(FrameworkServer):
         return RpcError(0, f"Error rendering prompt {prompt.name!r}: {text}")
 
     def content(self, value: object) -> list[dict[str, Any]]:
-        if isinstance(value, (list, tuple)) and not (MAJOR >= 4 and any(map(_is_block, value))):
+        if isinstance(value, (list, tuple)) and not (MAJOR >= 4 and any(map(is_content, value))):
+            for item in value:
+                if MAJOR < 4 and is_content(item):  # 2.x writes a list as JSON, and has no JSON for these
+                    kind = f"fastmcp.utilities.types.{type(item).__name__}"
+                    raise ValueError(f"Unable to serialize unknown type: <class '{kind}'>")
             return [] if not value else [{"type": "text", "text": _compact(value)}]
-        if value is None or isinstance(value, str) or _is_block(value):
-            return super().content(value)
-        if isinstance(value, (list, tuple)):
+        if value is None or isinstance(value, (str, list, tuple)) or is_content(value):
             return super().content(value)
         return [{"type": "text", "text": _compact(value)}]
 
     def structured_content(self, tool: Any, value: object) -> Any:
-        plain = pydantic_core.to_jsonable_python(value, fallback=str)
+        plain = pydantic_core.to_jsonable_python(value, fallback=str, by_alias=True)
         return {"result": plain} if tool.structured.wrap else plain
 
     def tool_result(self, tool: Any, value: object) -> dict[str, Any]:
+        if isinstance(value, ToolResult):
+            found: dict[str, Any] = {"content": [_block(item) for item in _listed(value.content)]}
+            if value.structured_content is not None:
+                found["structuredContent"] = value.structured_content
+            if value.meta is not None:
+                found["_meta"] = value.meta
+            found["isError"] = False
+            return found
+        if MAJOR < 4 and type(value).__name__ == "CallToolResult" and tool.structured is not None:
+            return {  # 2.x takes it for data
+                "content": [{"type": "text", "text": _compact(value)}],
+                "structuredContent": self.structured_content(tool, value),
+                "isError": False,
+            }
         result = super().tool_result(tool, value)
         if MAJOR >= 4 and tool.structured is not None and tool.structured.wrap and "content" in result:
             result["_meta"] = {"fastmcp": {"wrap_result": True}}
@@ -189,14 +245,18 @@ class FastMCP(FrameworkServer):
         return entry
 
 
-def _is_block(value: object) -> bool:
-    from .base import is_content
-
-    return is_content(value)
-
-
 def _compact(value: object) -> str:
-    return pydantic_core.to_json(value, fallback=str).decode()
+    return pydantic_core.to_json(value, fallback=str, by_alias=True).decode()
+
+
+def _listed(content: Any) -> list[Any]:
+    return [] if content is None else content if isinstance(content, list) else [content]
+
+
+def _block(item: Any) -> Any:
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    return content_block(item) if is_content(item) else item
 
 
 #: The API this module stands in for, as the command line names it.
@@ -212,4 +272,5 @@ __all__ = [
     "Message",
     "ResourceError",
     "ToolError",
+    "ToolResult",
 ]

@@ -7,21 +7,13 @@ An unchanged app's ``from mcp.server.fastmcp import FastMCP, Context, Image`` (a
 
 from __future__ import annotations
 
-from ..context import Context as _NativeContext
 from ..errors import ToolError
 from ..media import Audio, File, Image
-from .base import AssistantMessage, FrameworkServer, Message, ResourceError, UserMessage
+from .base import AssistantMessage, Context, FrameworkServer, Message, ResourceError, UserMessage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-
-class Context(_NativeContext):
-    """The ``Context`` a tool asks for (``ctx: Context`` or ``ctx: Context[ServerSession, State]``)."""
-
-    def __class_getitem__(cls, parameters: Any) -> Any:
-        return cls
+    pass
 
 
 class FastMCP(FrameworkServer):
@@ -29,6 +21,7 @@ class FastMCP(FrameworkServer):
 
     API = "the official SDK's FastMCP (mcp.server.fastmcp, mcp 1.x)"
     DEFAULT_NAME = "FastMCP"
+    structures_content = True
 
     def framework_version(self) -> str:
         from .base import installed_version

@@ -38,7 +38,8 @@ class StandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         for package, stand_in in STAND_INS.items():
-            if fullname == package or fullname.startswith(package + "."):
+            # A submodule's name is lower-case: fastmcp.tools.tool.ToolResult is a name to look up, not a module.
+            if fullname == package or (fullname.startswith(package + ".") and fullname.islower()):
                 spec = importlib.machinery.ModuleSpec(fullname, self, is_package=True)
                 spec.loader_state = stand_in
                 return spec

@@ -6,6 +6,7 @@ tool's own exception is not shown to the client, resource errors carry the uri a
 
 from __future__ import annotations
 
+from ..errors import ClientError
 from ..protocol import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from .base import installed_version
 from .fastmcp_sdk1 import (
@@ -30,7 +31,6 @@ class MCPServer(FastMCP):
     """The official SDK's ``MCPServer``: ``MCPServer("name")`` and its decorators (see docs/migrating.md)."""
 
     API = "the official SDK's MCPServer (mcp.server.mcpserver, mcp 2.x)"
-    DEFAULT_NAME = "mcp-server"
 
     def framework_version(self) -> str:
         return installed_version("mcp", "2.3.0")
@@ -40,7 +40,12 @@ class MCPServer(FastMCP):
         del capabilities["experimental"]
         return capabilities
 
+    DEFAULT_NAME = "mcp-server"
+    structures_content = False
+
     def failed_result(self, tool: Any, error: BaseException) -> dict[str, Any]:
+        if isinstance(error, ClientError) and error.error is not None:  # the client's error answers the call
+            raise RpcError(error.error.get("code", INTERNAL_ERROR), error.error.get("message", ""))
         if isinstance(error, ToolError):
             text = self.tool_error_text(tool.name, error)
         else:
