@@ -60,15 +60,26 @@ def shipcode_path() -> Path:
     return folder
 
 
-def serve_with_shipcode(app_path: Path, api: str, port: int | None = None, framework: str | None = None) -> list[str]:
+#: How ``env`` picks each engine: the compiled one required, or the pure one.
+ENGINE_SWITCHES = {"compiled": "SHIPCODE_MCP_REQUIRE_EXTENSIONS=1", "pure": "SHIPCODE_MCP_NO_EXTENSIONS=1"}
+
+
+def serve_with_shipcode(
+    app_path: Path, api: str, port: int | None = None, framework: str | None = None, engine: str = "compiled"
+) -> list[str]:
     """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp, unchanged.
 
     Over stdio when ``port`` is None, else over Streamable HTTP on ``port`` (``--http PORT``). It runs in
-    the environment of ``framework`` (default: the first of the API's), with shipcode-mcp on ``PYTHONPATH``.
+    the environment of ``framework`` (default: the first of the API's), with shipcode-mcp on ``PYTHONPATH``,
+    on ``engine``.
     """
     framework = framework or environments.frameworks_for(api)[0]
     interpreter = environments.python(framework)
-    command = ["env", f"PYTHONPATH={shipcode_path()}", str(interpreter), "-m", "shipcode_mcp", str(app_path)]
+    command = [
+        *("env", "-u", "SHIPCODE_MCP_NO_EXTENSIONS", "-u", "SHIPCODE_MCP_REQUIRE_EXTENSIONS", ENGINE_SWITCHES[engine]),
+        f"PYTHONPATH={shipcode_path()}",
+        *(str(interpreter), "-m", "shipcode_mcp", str(app_path)),
+    ]
     return command if port is None else [*command, "--http", str(port)]
 
 
@@ -208,11 +219,13 @@ AWAITING = {
 
 
 @pytest.mark.parametrize(("app", "framework", "transport"), CASES)
-def test_shipcode_serves_the_app_as_its_framework_does(app: Path, framework: str, transport: str) -> None:
-    """The same app file served by shipcode-mcp gives the referee's transcript, call by call."""
+def test_shipcode_serves_the_app_as_its_framework_does(
+    app: Path, framework: str, transport: str, engine_name: str
+) -> None:
+    """The same app file served by shipcode-mcp (on either engine) gives the referee's transcript, call by call."""
     expected = referee(app, framework, transport)
     api = recorder.api_of(app)
-    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port, framework), app, transport)
+    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port, framework, engine_name), app, transport)
     awaiting = AWAITING.get(app.stem.rsplit("_", 1)[0], {})
     waiting = set()
     for version in recorder.PROTOCOL_VERSIONS:
