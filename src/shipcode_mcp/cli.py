@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def build_app(args: Options):  # -> Server
     """The app the options name, with their resources and protocol versions (TargetError if it cannot load)."""
-    from .app import check_versions
+    from .app import Server, check_versions
     from .target import TargetError, load_target
 
     if args.target is None:
@@ -385,10 +385,14 @@ def build_app(args: Options):  # -> Server
         from .compat import hook
 
         hook.install()  # an app written for another framework's API imports ours instead
-        app = load_target(args.target)
+        app = load_target(args.target, hosts=args.http is not None)
         written_for = hook.api_used()
         if written_for is not None:
             sys.stderr.write(f"shipcode-mcp: serving an app written for {written_for}\n")
+    if not isinstance(app, Server):  # a host app (Starlette, FastAPI) mounting a server: served as it is
+        if args.resources or args.protocol_versions:
+            raise TargetError("--resources and --protocol-versions are for a server, not for a host ASGI app")
+        return app
     if args.resources or args.protocol_versions:
         import copy
 
@@ -434,30 +438,37 @@ def http_worker_app():  # -> the ASGI app
     import json
     import os
 
+    from .target import is_host_app
+
     args = parse_command_line(json.loads(os.environ[ARGV_VARIABLE]))
     _log.set_level(args.log_level)
-    return http_app_of(args, build_app(args))
+    app = build_app(args)
+    return app if is_host_app(app) else http_app_of(args, app)
 
 
 def serve_http(args: Options, argv: Sequence[str], app) -> int:
-    """Serve ``app`` over HTTP as the options say; 2 when uvicorn is missing."""
+    """Serve ``app`` (a server, or a host ASGI app mounting one) over HTTP as the options say; 2 when uvicorn
+    is missing."""
+    from .target import is_host_app
     from .transports.http import serve
 
     missing = serve.uvicorn_missing()
     if missing is not None:
         sys.stderr.write(f"shipcode-mcp: error: {missing}\n")
         return EXIT_USAGE
+    host_app = is_host_app(app)
     try:  # here, before any process starts: a value no process could serve with is a usage error
-        asgi = http_app_of(args, app)
+        asgi = app if host_app else http_app_of(args, app)
     except ValueError as error:
         usage_error(str(error))
     host, port = args.http
-    heads = (asgi.max_head_bytes, asgi.head_timeout)
+    heads = () if host_app else (asgi.max_head_bytes, asgi.head_timeout)
     if args.processes > 1:
         import json
         import os
 
-        serve.share_state_key(app.state_key)
+        if not host_app:
+            serve.share_state_key(app.state_key)
         os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
         serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
     else:
@@ -466,7 +477,7 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from .target import TargetError, app_failure
+    from .target import TargetError, app_failure, is_host_app
     from .transports.stdio import guard_stdout, serve_app, standard_descriptors_ready
 
     if not standard_descriptors_ready():
@@ -493,6 +504,8 @@ def _main(argv: Sequence[str] | None) -> int:
     guard_stdout()  # before any user code runs: even an import-time print must not reach stdout
     try:
         app = build_app(args)
+        if args.http is not None and is_host_app(app):
+            return serve_http(args, argv, app)
         try:
             catalogue = app.catalogue()
         except Exception as error:

@@ -14,8 +14,11 @@ class TargetError(Exception):
     """The app named on the command line cannot be served (exit status 2)."""
 
 
-def load_target(target: str) -> Server:
+def load_target(target: str, hosts: bool = False) -> Server:
     """The :class:`~shipcode_mcp.app.Server` named ``path/to/file.py[:ATTR]`` or ``package.module[:ATTR]``.
+
+    With ``hosts``, an ASGI application named by ``:ATTR`` (a Starlette or FastAPI app that mounts a
+    server's ``streamable_http_app()``) is returned as it is, for ``--http`` to serve.
 
     ``ATTR`` defaults to ``app`` and may be dotted (``module:holder.app``). A file is run as a
     module named after its stem, with its folder first on ``sys.path`` (so it can import its
@@ -63,6 +66,8 @@ def load_target(target: str) -> Server:
             raise TargetError(f"{spec!r} has no attribute {attribute!r}{hint}") from None
     if isinstance(value, _FUNCTION) and not isinstance(value, Server):
         value = call_factory(value, f"{spec}:{attribute}")
+    if hosts and named and is_host_app(value):
+        return value  # type: ignore[return-value]
     if not isinstance(value, Server):
         raise TargetError(f"{spec}:{attribute} is a {type(value).__name__}, not a shipcode_mcp.Server")
     return value
@@ -109,6 +114,13 @@ def _returns_server(func: object, names: dict[str, object]) -> bool:
     if isinstance(hint, str):
         hint = names.get(hint)
     return isinstance(hint, type) and issubclass(hint, Server)
+
+
+def is_host_app(value: object) -> bool:
+    """Whether ``value`` is an ASGI application of its own (an instance with ``__call__``, not a server)."""
+    from .app import Server
+
+    return not isinstance(value, (Server, type, _FUNCTION)) and callable(value)
 
 
 def call_factory(factory: object, where: str) -> object:
