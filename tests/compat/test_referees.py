@@ -226,6 +226,12 @@ def test_shipcode_serves_the_app_as_its_framework_does(
     expected = referee(app, framework, transport)
     api = recorder.api_of(app)
     actual = recorder.record(lambda port: serve_with_shipcode(app, api, port, framework, engine_name), app, transport)
+    compare(app, expected, actual)
+
+
+def compare(app: Path, expected: dict[str, Any], actual: dict[str, Any]) -> None:
+    """Every step of ``actual`` equals the referee's; an expected failure naming what the differing
+    steps of :data:`AWAITING` wait for."""
     awaiting = AWAITING.get(app.stem.rsplit("_", 1)[0], {})
     waiting = set()
     for version in recorder.PROTOCOL_VERSIONS:
