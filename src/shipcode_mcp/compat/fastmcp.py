@@ -235,8 +235,8 @@ class FastMCP(FrameworkServer):
         return result
 
     def tool_listing(self, tool: Any, entry: dict[str, Any]) -> dict[str, Any]:
-        if MAJOR >= 4 and "title" not in entry:
-            entry["title"] = tool.name.replace("_", " ").title()
+        if MAJOR >= 4 and "title" not in entry:  # 4.x titles every tool, after its name
+            entry = {"name": entry.pop("name"), "title": tool.name.replace("_", " ").title(), **entry}
         return self.meta_listing(tool, entry)
 
     def meta_listing(self, item: Any, entry: dict[str, Any]) -> dict[str, Any]:
