@@ -283,6 +283,8 @@ NOT_NEEDED_TO_SERVE = (
     "shipcode_mcp.prompts",
     "shipcode_mcp.transports.scheduler",
     "shipcode_mcp.templates",
+    "shipcode_mcp.compat",
+    "pydantic",
 )
 
 
