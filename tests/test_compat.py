@@ -231,3 +231,86 @@ def test_the_command_serves_a_factory_of_an_app_written_for_fastmcp(run_process,
         result(b'{"content":[{"type":"text","text":"no"}],"isError":true}'),
         b"shipcode-mcp: serving an app written for the fastmcp package's FastMCP (fastmcp 4.x)\n",
     )
+
+
+HOST = """import contextlib
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
+
+mcp = MCPServer("hosted")
+
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    print("host: up", file=sys.stderr, flush=True)
+    async with mcp.session_manager.run():
+        yield
+    print("host: down", file=sys.stderr, flush=True)
+
+
+async def hello(request):
+    return PlainTextResponse("hello")
+
+
+app = Starlette(routes=[Route("/hello", hello), Mount("/", mcp.streamable_http_app())], lifespan=lifespan)
+"""
+
+
+def test_a_host_app_mounting_a_server_is_served_as_uvicorn_serves_it(engine_name: str, tmp_path: Path) -> None:
+    """``shipcode-mcp main.py:app --http PORT``: the host's routes and lifespan, the mounted server at /mcp."""
+    import http.client
+    import socket
+    import time
+
+    from serverproc import ServerProcess
+
+    (tmp_path / "main.py").write_text(HOST)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with ServerProcess(engine_name, f"{tmp_path}/main.py:app", "--http", str(port)) as server:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, server.stderr()
+                time.sleep(0.1)
+        answers = []
+        for method, path, body in (
+            ("GET", "/hello", None),
+            ("POST", "/mcp", request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})),
+        ):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+            connection.request(method, path, body, headers)
+            response = connection.getresponse()
+            answers.append((response.status, response.read()))
+            connection.close()
+        server.signal()
+        server.wait()
+        said = server.stderr().decode().splitlines()
+    assert answers == [
+        (200, b"hello"),
+        (
+            200,
+            b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"prompts":'
+            b'{"listChanged":false},"resources":{"subscribe":false,"listChanged":false},"tools":{"listChanged":false}},'
+            b'"serverInfo":{"name":"hosted","version":"2.3.0"}}}\n',
+        ),
+    ]
+    assert [line for line in said if not line.startswith("INFO")] == [
+        "shipcode-mcp: serving an app written for the official SDK's MCPServer (mcp.server.mcpserver, mcp 2.x)",
+        "host: up",
+        "host: down",
+    ]
