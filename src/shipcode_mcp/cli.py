@@ -259,9 +259,10 @@ def build_parser():  # -> argparse.ArgumentParser
         "target",
         nargs="?",
         help=(
-            "the app to serve: path/to/file.py[:ATTR] or package.module[:ATTR], where ATTR "
-            "(default: app) names a shipcode_mcp.Server; a module is looked up from the current "
-            "directory first. Default: the built-in catalogue"
+            "the app to serve: path/to/file.py[:ATTR] or package.module[:ATTR], where ATTR names a "
+            "shipcode_mcp.Server or its factory (default: the module's server, whatever its name; with --http, "
+            "ATTR may name a host ASGI app mounting one); a module is looked up from the current directory "
+            "first. Default: the built-in catalogue"
         ),
     )
     parser.add_argument(
