@@ -97,6 +97,12 @@ class Context(NativeContext):
         """The official SDK's ``ctx.session``: requests to the client with the SDK's objects."""
         return ClientSession(self)
 
+    async def _ask(self, request: dict[str, Any], key: str | None, kind: str) -> Any:
+        if request["method"] == "elicitation/create" and "mode" not in request["params"]:
+            # The frameworks name the form mode at every revision (2025-06-18 included).
+            request = {**request, "params": {"mode": "form", **request["params"]}}
+        return await super()._ask(request, key, kind)
+
 
 class ClientSession:
     """``ctx.session`` of the official SDK: ``create_message`` (sampling) with its message objects."""

@@ -58,7 +58,7 @@ def compress(schema: Any, defs: dict[str, Any] | None = None) -> Any:
 
 class Context(SdkContext):
     """fastmcp's ``Context``: log messages sent as ``{"msg": ..., "extra": ...}``, ``elicit(message,
-    response_type=...)``, ``sample(...)`` returning the content, ``lifespan_context`` (4.x)."""
+    response_type=...)``, ``sample(...)`` returning the content, ``read_resource`` as 2.x or 4.x returns it."""
 
     def log(self, level: str, message: Any, logger_name: str | None = None, extra: Any = None) -> Any:
         return super().log(level, {"msg": message, "extra": extra}, logger_name)
@@ -74,9 +74,16 @@ class Context(SdkContext):
             return result["content"]
         return CreateMessageResult.model_validate(result).content
 
-    @property
-    def lifespan_context(self) -> Any:
-        return self.request_context.lifespan_context
+    async def read_resource(self, uri: str) -> Any:
+        contents = await super().read_resource(uri)
+        return ResourceResult(contents) if MAJOR >= 4 else contents  # 4.x wraps the list
+
+
+class ResourceResult:
+    """What fastmcp 4.x's ``ctx.read_resource`` returns: the ``contents`` read."""
+
+    def __init__(self, contents: list[Any]) -> None:
+        self.contents = contents
 
 
 class ToolResult:
