@@ -447,8 +447,8 @@ class FrameworkServer(Server):
 
     def failed_result(self, tool: FrameworkTool, error: BaseException) -> dict[str, Any]:
         """*rule*: the result of a call that raised ``error``."""
-        if isinstance(error, ClientError) and error.error is not None:  # the client's own message
-            error = ToolError(error.error.get("message", error))
+        if isinstance(error, ClientError) and error.error is not None:  # the client's own message, as a failure
+            error = RuntimeError(error.error.get("message", error))
         text = str(error) if isinstance(error, ToolError) and self.bare_tool_errors else None
         if text is None:
             text = self.tool_error_text(tool.name, error)

@@ -168,6 +168,8 @@ class FastMCP(FrameworkServer):
         return found
 
     def tool_error_text(self, name: str, error: BaseException) -> str:
+        if MAJOR < 4 and isinstance(error, pydantic.ValidationError):  # 2.x shows pydantic's message alone
+            return str(error)
         return f"Error calling tool {name!r}: {error}"
 
     def unknown_tool_result(self, name: object) -> dict[str, Any]:
