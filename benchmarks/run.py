@@ -1,24 +1,44 @@
 #!/usr/bin/env python3
-"""Benchmark stdio MCP servers: shipcode-mcp's two engines, the official SDKs, two floors, or any command.
+"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions.
 
-    python benchmarks/run.py --quick              # every default server; prints the report
+    python benchmarks/run.py --quick              # stdio: every default server; prints the report
     python benchmarks/run.py --quick --save       # ... and writes the committed benchmarks/results/latest.*
     python benchmarks/run.py --full               # more rounds, longer runs, every optional peer
     python benchmarks/run.py --smoke              # CI-sized check of shipcode-mcp's engines, exits 1 on a mismatch
     python benchmarks/run.py --server "node their-server.js" --servers compiled
+    python benchmarks/run.py http [--quick] [--check-targets] [--save]            # Streamable HTTP, loaded by wrk
+    python benchmarks/run.py realistic [--smoke] [--servers shipcode,fastmcp,sdk,node] [--save]   # Redis, API, k6
+    python benchmarks/run.py instructions [--python OLD/bin/python --python NEW/bin/python]      # callgrind counts
 
-Every figure is taken over real pipes from a real child process, after a real `initialize` handshake and the
-`notifications/initialized` notification. Every response of every run is checked: exact bytes for shipcode-mcp
-and the naive loop, parsed and compared field by field for everything else. Progress goes to stderr, the
-report to stdout. The harness itself lives in benchmarks/harness/; benchmarks/README.md says what each figure
-means and how long each mode takes.
+Every figure is taken over real pipes or sockets from a real child process, and every response of every run is
+checked. Progress goes to stderr, the report to stdout. The code: ``common/`` (what every benchmark shares),
+``stdio/``, ``httpbench/``, ``realistic/``, and ``peers/`` (the other servers measured); benchmarks/README.md says
+what each figure means and how long each mode takes.
 
-Needs only the standard library and orjson; matplotlib draws the chart when it is installed.
+The stdio benchmark needs only the standard library and orjson; matplotlib draws the charts when it is installed.
 """
 
+import os
 import sys
 
-from harness.cli import main
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark that ``argv``'s first word names (stdio when it names none) with the rest."""
+    which = argv[0] if argv and argv[0] in ("http", "realistic", "instructions") else "stdio"
+    rest = argv[1:] if which != "stdio" else argv
+    if which == "http":
+        from httpbench.cli import main as run
+    elif which == "realistic":
+        sys.path.insert(0, os.path.join(HERE, "realistic"))  # its modules import each other by their bare names
+        from cli import main as run
+    elif which == "instructions":
+        from stdio.instructions import main as run
+    else:
+        from stdio.cli import main as run
+    return run(rest)
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -7,7 +7,7 @@ summary line saying how many; otherwise a compiled engine that fails to import i
 and a server started for the compiled engine refuses to fall back to the pure one.
 
 Only fixtures and hooks live here; the messages, expected bytes and engine loading they use
-are in ``wire.py``, what the real-client tests share in ``clients.py``.
+are in ``support/wire.py``, what the real-client tests share in ``support/clients.py``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from clients import TS_SDK
-from wire import default_catalogue, engine, run_server
+from support.clients import TS_SDK
+from support.wire import default_catalogue, engine, run_server
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -152,6 +152,7 @@ def ts_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
             reason = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
             pytest.skip(f"npm install {TS_SDK} failed (npm registry unreachable?): {reason[0]}")
     script = folder / "ts_client.mjs"
-    shutil.copyfile(Path(__file__).with_name("ts_client.mjs"), script)
-    shutil.copyfile(Path(__file__).with_name("ts_events.mjs"), folder / "ts_events.mjs")  # what the scripts share
+    clients = Path(__file__).parent / "clients"
+    shutil.copyfile(clients / "ts_client.mjs", script)
+    shutil.copyfile(clients / "ts_events.mjs", folder / "ts_events.mjs")  # what the scripts share
     return script

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.chart import grouped_bars
+from common.chart import grouped_bars
 
 from .exchange import WORKLOADS
 from .servers import VARIANTS

@@ -1,4 +1,4 @@
-"""``http_bench.py``'s options, the interleaved rounds, the files written and the exit status."""
+"""``run.py http``'s options, the interleaved rounds, the files written and the exit status."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 import time
 
 import orjson
-from harness.common import RESULTS, log
-from harness.machine import machine_info, uncommitted_changes
+from common import RESULTS, log, node
+from common.machine import machine_info, uncommitted_changes
 
 from . import chart, exchange, report, servers, wrk
 from .servers import VARIANTS
@@ -21,7 +21,7 @@ WARMUP_SECONDS = 1
 
 def options(argv: list | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="http_bench.py",
+        prog="run.py http",
         description="shipcode-mcp over Streamable HTTP against a bare ASGI floor and the official SDKs, measured "
         "with wrk at 1 and 64 keep-alive connections, every answer checked.",
     )
@@ -91,14 +91,14 @@ def main(argv: list | None = None) -> int:
     args = options(argv)
     started = time.monotonic()
     if args.save and uncommitted_changes():
-        sys.exit("http_bench.py: --save refused: tracked files have uncommitted changes (commit first)")
+        sys.exit("run.py http: --save refused: tracked files have uncommitted changes (commit first)")
     missing = wrk.ensure_wrk()
     if missing:
-        sys.exit(f"http_bench.py: {missing}")
+        sys.exit(f"run.py http: {missing}")
     chosen_names = [n.strip() for n in args.variants.split(",")] if args.variants else [v.name for v in VARIANTS]
     unknown = set(chosen_names) - {v.name for v in VARIANTS}
     if unknown:
-        sys.exit(f"http_bench.py: unknown variants: {', '.join(sorted(unknown))}")
+        sys.exit(f"run.py http: unknown variants: {', '.join(sorted(unknown))}")
     variants = [v for v in VARIANTS if v.name in chosen_names]
     by_server = {s.name: s for s in servers.servers() if any(v.server == s.name for v in variants)}
     servers.prepare(list(by_server.values()))
@@ -113,7 +113,7 @@ def main(argv: list | None = None) -> int:
             "wrk": wrk.version(),
             "uvicorn": servers.module_version("uvicorn"),
             "httptools": servers.module_version("httptools"),
-            "@modelcontextprotocol/server": servers.ts_server_version(),
+            "@modelcontextprotocol/server": node.version("@modelcontextprotocol/server"),
         }
     )
     info["versions"] = {
@@ -121,7 +121,7 @@ def main(argv: list | None = None) -> int:
         for k, v in info["versions"].items()
         if v and k not in ("matplotlib", "Cython", "@modelcontextprotocol/sdk")
     }
-    info["command"] = "python benchmarks/http_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    info["command"] = "python benchmarks/run.py http " + " ".join(sys.argv[1:] if argv is None else argv)
     info.update(rounds=args.rounds, seconds=args.seconds)
 
     runs: dict = {}
@@ -147,7 +147,7 @@ def main(argv: list | None = None) -> int:
                 if not cells:
                     problem = checker_catches(server, request, expected)
                     if problem:
-                        sys.exit(f"http_bench.py: the answer check does not work: {problem}")
+                        sys.exit(f"run.py http: the answer check does not work: {problem}")
                 log(f"warming {variant.name} {workload}")
                 wrk.run(server.port, request.spec(), expected, 64, WARMUP_SECONDS)
                 for connections in connection_counts(args, variant.name):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from harness.fmt import fmt_rate
+from common.fmt import fmt_rate
 
 from .exchange import WORKLOADS
 from .servers import VARIANTS

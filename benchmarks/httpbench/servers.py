@@ -8,10 +8,8 @@ answers whatever it is asked.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,13 +18,14 @@ import threading
 import time
 from pathlib import Path
 
-from harness.common import log, run_quiet
+from common import HERE as BENCHMARKS
+from common import NODE_DIR, node, run_quiet
 
 HERE = Path(__file__).resolve().parent
-NODE_DIR = HERE / ".node"
+PEERS = BENCHMARKS / "peers"
 SHIPCODE = str(Path(sys.executable).with_name("shipcode-mcp"))
 #: The app shipcode-mcp serves: the benchmark catalogue written with the public API (tools echo and add among them).
-APP = str(HERE.parent / "slow_app.py")
+APP = str(BENCHMARKS / "common" / "slow_app.py")
 #: Variables the servers run without, whatever the environment says (each server sets what it needs).
 CLEARED = ("SHIPCODE_MCP_NO_EXTENSIONS", "PYTHONUNBUFFERED", "PYTHONDEVMODE", "PYTHONMALLOC")
 READY_SECONDS = 30
@@ -70,9 +69,9 @@ def servers() -> list:
             {"SHIPCODE_MCP_NO_EXTENSIONS": "1"},
         ),
         Server("floor", "bare ASGI app (floor)", [py, str(HERE / "floor_app.py"), "{port}"]),
-        Server("ts-sdk", "TypeScript SDK 2", ["node", str(NODE_DIR / "peer_ts_sdk.mjs"), "{port}"]),
-        Server("sdk", "Python SDK", [py, str(HERE / "peer_sdk.py"), "{port}"]),
-        Server("fastmcp", "FastMCP", [py, str(HERE / "peer_sdk.py"), "--fastmcp", "{port}"]),
+        Server("ts-sdk", "TypeScript SDK 2", ["node", str(NODE_DIR / "ts_sdk_http.mjs"), "{port}"]),
+        Server("sdk", "Python SDK", [py, str(PEERS / "sdk_http.py"), "{port}"]),
+        Server("fastmcp", "FastMCP", [py, str(PEERS / "sdk_http.py"), "--fastmcp", "{port}"]),
     ]
 
 
@@ -100,31 +99,6 @@ def module_version(dist: str) -> str:
     return out if code == 0 else ""
 
 
-def ts_server_version() -> str:
-    try:
-        meta = NODE_DIR / "node_modules/@modelcontextprotocol/server/package.json"
-        return json.loads(meta.read_text())["version"]
-    except (OSError, ValueError, KeyError):
-        return ""
-
-
-def ensure_node_peers() -> str:
-    """Install the pinned TypeScript SDK into httpbench/.node/ once; the reason when it cannot ("" when done)."""
-    if not shutil.which("node") or not shutil.which("npm"):
-        return "node and npm not found"
-    wanted = json.loads((HERE / "package.json").read_text())["dependencies"]["@modelcontextprotocol/server"]
-    if ts_server_version() == wanted:
-        return ""
-    log(f"installing @modelcontextprotocol/server {wanted} into {NODE_DIR} (npm ci)")
-    NODE_DIR.mkdir(exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(HERE / name, NODE_DIR / name)
-    code, out = run_quiet(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, timeout=600)
-    if code != 0 or ts_server_version() != wanted:
-        return "npm could not install the TypeScript SDK: " + out[-300:]
-    return ""
-
-
 def prepare(chosen: list) -> None:
     """Say for each server whether it can run here (its ``note`` names what is missing)."""
     for server in chosen:
@@ -141,9 +115,9 @@ def prepare(chosen: list) -> None:
             if not python_has("uvicorn, httptools, uvloop"):
                 server.note = "uvicorn, httptools or uvloop missing: pip install -e '.[http]'"
         elif server.name == "ts-sdk":
-            server.note = ensure_node_peers()
+            server.note = node.install()
             if not server.note:  # run from beside its node_modules, where node's ESM resolution looks
-                shutil.copyfile(HERE / "peer_ts_sdk.mjs", NODE_DIR / "peer_ts_sdk.mjs")
+                node.beside_packages(PEERS / "ts_sdk_http.mjs")
         elif server.name in ("sdk", "fastmcp"):
             module = "mcp" if server.name == "sdk" else "fastmcp"
             if not python_has(module):

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from harness.common import log, run_quiet
+from common import log, run_quiet
 
 SCRIPT = Path(__file__).resolve().parent / "post.lua"
 #: Seconds wrk waits for an answer before counting a timeout (the slow peers' p99 is well under it).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.chart import grouped_bars
+from common.chart import grouped_bars
 from report import TITLES
 
 PANELS = (

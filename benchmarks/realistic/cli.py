@@ -17,8 +17,8 @@ import measure
 import orjson
 import peers
 import report
-from harness.common import RESULTS, log
-from harness.machine import machine_info, uncommitted_changes
+from common import RESULTS, log
+from common.machine import machine_info, uncommitted_changes
 from httpbench import servers
 from store import Store
 from tool_clients import HTTP_CLIENTS
@@ -39,7 +39,7 @@ def _names(text: str, known: tuple, what: str) -> list:
 
 def options(argv: list | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="run.py",
+        prog="run.py realistic",
         description="MCP servers serving tools that wait on Redis and an HTTP API, loaded by k6 through a 2025 "
         "session per call and through stateless 2026-07-28 calls; every answer checked.",
     )
@@ -165,7 +165,7 @@ def main(argv: list | None = None) -> int:
         sys.exit(f"run.py: {problem or k6_problem}")
     info = machine_info([])
     config = {
-        "command": shlex.join(["python", "benchmarks/realistic/run.py", *(sys.argv[1:] if argv is None else argv)]),
+        "command": shlex.join(["python", "benchmarks/run.py", "realistic", *(sys.argv[1:] if argv is None else argv)]),
         "vus": args.vus,
         "seconds": args.seconds,
         "warmup": args.warmup,

@@ -9,17 +9,15 @@ tools' clients come from ``.cache/clients`` (``pip install --target``), put on i
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from harness.common import log, run_quiet
+from common import log, node, run_quiet
 from httpbench.wrk import ensure_debian_package
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
-NODE = CACHE / "node"
 STAMP = ".pins"
 INSTALL_SECONDS = 900
 
@@ -86,34 +84,9 @@ def k6_version(binary: str) -> str:
 
 
 def node_peer() -> tuple[str, str]:
-    """(server_node.mjs beside the pinned packages in .cache/node, the problem or "")."""
-    if not shutil.which("node") or not shutil.which("npm"):
-        return "", "node and npm not found"
-    NODE.mkdir(parents=True, exist_ok=True)
-    lock = (HERE / "package-lock.json").read_text()
-    stamp = NODE / STAMP
-    if not (stamp.is_file() and stamp.read_text() == lock):
-        log(f"installing the Node peer's packages into {NODE.relative_to(HERE)} (npm ci)")
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(HERE / name, NODE / name)
-        code, out = run_quiet(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE, timeout=INSTALL_SECONDS)
-        if code != 0:
-            return "", f"npm ci failed: {out[-300:]}"
-        stamp.write_text(lock)
-    script = NODE / "server_node.mjs"  # beside node_modules, where node's module resolution looks
-    shutil.copyfile(HERE / "server_node.mjs", script)
-    return str(script), ""
-
-
-def node_versions() -> dict:
-    """The versions of the Node peer's packages as installed."""
-    out = {}
-    for name in json.loads((HERE / "package.json").read_text())["dependencies"]:
-        try:
-            out[name] = json.loads((NODE / "node_modules" / name / "package.json").read_text())["version"]
-        except (OSError, ValueError, KeyError):
-            pass
-    return out
+    """(server_node.mjs beside the benchmarks' locked Node packages, the problem or "")."""
+    problem = node.install()
+    return ("", problem) if problem else (str(node.beside_packages(HERE / "server_node.mjs")), "")
 
 
 VERSIONS_CODE = """

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import environments
 import orjson
+from common import node
 from httpbench import servers
 from httpbench.exchange import message_of
 from httpbench.servers import Server
@@ -80,7 +81,7 @@ def prepare(name: str, processes: int, environ: dict) -> Peer:
         env = dict(environ, NODE_ENV="production")
         argv = ["node", script, "{port}", str(processes)]
         if not note:
-            peer.versions = environments.node_versions()
+            peer.versions = node.versions()
     peer.server = Server(name, peer.label, argv, env, note)
     return peer
 

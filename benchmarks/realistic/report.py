@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.fmt import fmt_num, fmt_rate
+from common.fmt import fmt_num, fmt_rate
 
 TITLES = {
     "legacy": "A 2025 session per call: initialize (2024-11-05), notifications/initialized, tools/call, DELETE",

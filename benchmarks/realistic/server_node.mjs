@@ -1,7 +1,7 @@
 // The official MCP TypeScript SDK 2 (@modelcontextprotocol/server, @modelcontextprotocol/node) serving the
 // workload's tools: the same logic as tools.py, with node-redis and fetch, answering the same JSON texts.
 //
-// usage: node server_node.mjs PORT [WORKERS]   (run.py copies it into .cache/node/, beside the pinned packages)
+// usage: node server_node.mjs PORT [WORKERS]   (run.py realistic copies it into benchmarks/.node/)
 // Served as the SDK's serving guide does: createMcpHandler with a low-level Server per request (2026-07-28
 // requests, and 2025-era ones through its stateless legacy fallback) on node:http, behind its localhost Host
 // and Origin guards; WORKERS processes (default 2) share the port through node:cluster.

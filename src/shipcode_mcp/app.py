@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .catalogue import Catalogue
+    from .extensions import Extension
     from .prompts import Prompt
     from .session import Session
     from .templates import ResourceTemplate
@@ -64,6 +65,7 @@ class Server:
         server_info_meta: bool = True,
         list_changed: bool = False,
         strict: bool = True,
+        extensions: Sequence[Extension] = (),
     ) -> None:
         self.name = name
         #: The tools' default validation: True converts nothing; False is pydantic's lax mode (see :meth:`tool`).
@@ -97,6 +99,29 @@ class Server:
         #: Completion functions by reference: ``("ref/prompt", name)`` or ``("ref/resource", uri template)``.
         self.completions: dict[tuple[str, str], Callable[..., Any]] = {}
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        #: The app's extensions by name (see :meth:`add_extension`).
+        self.extensions: dict[str, Extension] = {}
+        for extension in extensions:
+            self.add_extension(extension)
+
+    def add_extension(self, extension: Extension) -> Extension:
+        """Serve an :class:`~shipcode_mcp.extensions.Extension`: advertised under ``capabilities.extensions``,
+        its methods and claims added to what is served (see ``docs/extensions.md``). Before serving."""
+        from .extensions import check_extension
+
+        self.extensions[extension.name] = check_extension(extension, set(self.extensions))
+        extension.added(self)
+        for catalogue in list(self._catalogues):
+            catalogue.refresh()
+        return extension
+
+    def tasks(self) -> Any:
+        """The app's tasks extension (:class:`~shipcode_mcp.tasks.Tasks`), added with the memory store if
+        there is none yet."""
+        from .tasks import TASKS, Tasks
+
+        extension = self.extensions.get(TASKS)
+        return extension if extension is not None else self.add_extension(Tasks())
 
     def tool(
         self,
@@ -110,6 +135,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         strict: bool | None = None,
         structured_output: bool | None = None,
+        task: bool | str | Callable[..., Any] = False,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool; the function is returned unchanged.
 
@@ -122,6 +148,11 @@ class Server:
         (``"2"`` is an ``int``). ``structured_output`` True or False turns structured output
         from the return annotation on or off; by default it is on for annotations that need
         pydantic (models, ``TypedDict``, dataclasses...). See ``docs/framework.md``.
+
+        ``task=True`` lets a call become a task (``io.modelcontextprotocol/tasks``: answered at once
+        with a task the client polls) when the client declares the extension; ``task="required"``
+        refuses clients that do not (-32021); a function ``decide(arguments, ctx) -> bool`` (sync or
+        async, may ask the client) chooses per call. See ``docs/extensions.md``.
         """
         if callable(name):  # used bare: @app.tool
             return self.tool()(name)
@@ -141,6 +172,7 @@ class Server:
                     icons,
                     chosen,
                     structured_output,
+                    task=task,
                 )
             )
             return func
@@ -158,6 +190,8 @@ class Server:
             raise TypeError("add_tool() takes options only with a function, not with a Tool")
         if tool.name in self.tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
+        if tool.task is not None:
+            self.tasks()
         self.tools[tool.name] = tool
         self._changed("tools")
         return tool

@@ -198,6 +198,11 @@ class Catalogue:
             capabilities["completions"] = {}
         if uses_context:
             capabilities["logging"] = {}
+        #: Members an extension adds to the ``subscriptions/listen`` filter -> ``agree(value)``.
+        self.listen_filters: dict[str, Any] = {}
+        #: Method of an extension -> the params member its ``Mcp-Name`` HTTP header mirrors.
+        self.named_by: dict[str, str] = {}
+        added = self._extend(capabilities) if app.extensions else None
         #: What ``subscriptions/listen`` may acknowledge.
         self.offered = {
             "tools": list_changed,
@@ -241,13 +246,36 @@ class Catalogue:
             routes["resources/unsubscribe"] = self.unsubscribe
         if uses_context:
             routes["logging/setLevel"] = self.set_log_level
+        if added is not None:
+            routes.update(added)
         # Replaced in place: the engines hold this very dict.
         self.routes.clear()
         self.routes.update(routes)
         if self.modern is not None:
-            self._build_modern(listings, capabilities)
+            self._build_modern(listings, capabilities, added)
 
-    def _build_modern(self, listings: dict[str, Any], capabilities: dict[str, Any]) -> None:
+    def _extend(self, capabilities: dict[str, Any]) -> dict[str, Any]:
+        """The app's extensions: advertised in ``capabilities``; the routes they add (``tools/call`` when
+        they claim tools)."""
+        from .extensions import claiming
+
+        extensions = self.app.extensions.values()
+        capabilities["extensions"] = {extension.name: extension.settings() for extension in extensions}
+        routes: dict[str, Any] = {}
+        claimed: dict[str, Any] = {}
+        for extension in extensions:
+            routes.update(extension.methods(self))
+            claimed.update(extension.claims(self))
+            self.listen_filters.update(extension.listen_filters(self))
+            self.named_by.update(extension.named_by)
+            self.concurrent = self.concurrent or extension.concurrent(self.tools)
+        if claimed:
+            routes["tools/call"] = claiming(self.call_tool, claimed)
+        return routes
+
+    def _build_modern(
+        self, listings: dict[str, Any], capabilities: dict[str, Any], added: dict[str, Any] | None
+    ) -> None:
         from .eras import ModernRoute
 
         era = self.modern
@@ -257,12 +285,15 @@ class Catalogue:
         routes: dict[str, Any] = {"server/discover": era.constant(discover, True)}
         for method, listing in listings.items():
             routes[method] = era.constant(listing, True)
-        routes["tools/call"] = ModernRoute(era, "tools/call", self.call_tool, False)
+        routes["tools/call"] = ModernRoute(era, "tools/call", self.routes["tools/call"], False)
         routes["resources/read"] = ModernRoute(era, "resources/read", self.read_resource, True)
         if "prompts/list" in listings:
             routes["prompts/get"] = ModernRoute(era, "prompts/get", self.get_prompt, False)
         if self.completions:
             routes["completion/complete"] = ModernRoute(era, "completion/complete", self.complete, False)
+        for method, handler in (added or {}).items():
+            if method != "tools/call":
+                routes[method] = ModernRoute(era, method, handler, False)
         era.routes.clear()
         era.routes.update(routes)
 

@@ -20,6 +20,7 @@ from orjson import loads
 from ._log import log
 from .context import CALLER, caller_identity
 from .errors import ClientError
+from .extensions import OWN_RESULT_TYPE
 from .jsontext import dumps
 from .mrtr import ASKING_METHODS, InputRequired, Round, declares, required_capability
 from .protocol import (
@@ -145,12 +146,20 @@ class ModernEra:
 
     # -- subscriptions ------------------------------------------------------------------------
 
-    def listen(self, session: Session, id_bytes: bytes, params: dict[str, Any], offered: dict[str, bool]) -> None:
+    def listen(
+        self,
+        session: Session,
+        id_bytes: bytes,
+        params: dict[str, Any],
+        offered: dict[str, bool],
+        filters: dict[str, Callable[[Any], Any]] | None = None,
+    ) -> None:
         """``subscriptions/listen``: the session acknowledges and keeps the stream until it is cancelled.
 
         ``offered`` says which kinds of change the app notifies (``tools``, ``prompts``,
         ``resources`` list changes, ``subscribe`` for resource updates); the acknowledged
-        filter is what was asked for among those.
+        filter is what was asked for among those, and what ``filters`` (the members extensions
+        add, see :meth:`~shipcode_mcp.extensions.Extension.listen_filters`) agree to.
         """
         wanted = params.get("notifications", {})
         if type(wanted) is not dict:
@@ -165,6 +174,11 @@ class ModernEra:
                 raise RpcError(INVALID_PARAMS, "Invalid resourceSubscriptions")
             if offered.get("subscribe"):
                 agreed["resourceSubscriptions"] = uris
+        for member, agree in (filters or {}).items():
+            if member in wanted:
+                value = agree(wanted[member])
+                if value is not None:
+                    agreed[member] = value
         session.listen(id_bytes, loads(id_bytes), agreed)
 
 
@@ -305,6 +319,8 @@ class ModernWork:
             return self._asked(ask)
         except RpcError as error:
             raise resource_not_found_as_invalid_params(error, self.params) from None
+        if body.startswith(OWN_RESULT_TYPE):  # a result type of an extension's own, framed by it
+            return body
         return self.route.era.finish(body, self.route.cacheable)
 
     def _asked(self, ask: InputRequired) -> bytes:

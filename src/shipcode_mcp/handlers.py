@@ -137,6 +137,7 @@ class Tool:
         "icons",
         "strict",
         "structured",
+        "task",
     )
 
     def __init__(
@@ -155,8 +156,14 @@ class Tool:
         *,
         validator: Any = None,
         structured: Any = None,
+        task: Any = None,
     ) -> None:
         self.func = func
+        #: Whether a call may become a task (see :mod:`shipcode_mcp.tasks`): None (never), True, ``"required"``,
+        #: or a function deciding per call.
+        if task is not None and task is not True and task is not False and task != "required" and not callable(task):
+            raise ValueError(f'tool {name or func.__name__!r}: task is True, False, "required" or a function')
+        self.task = None if task is False else task
         self.icons = icons
         self.name = name or func.__name__
         self.title = title
@@ -209,6 +216,7 @@ class Tool:
             and self.context_name is None
             and self.check_output is None
             and self.structured is None
+            and self.task is None
         )
         #: Whether calls are handed to the session instead of answered at once.
         self.deferred = self.is_async or blocking or self.context_name is not None

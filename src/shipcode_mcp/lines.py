@@ -161,7 +161,8 @@ class LineRules:
         if route is None:
             if method == "subscriptions/listen":
                 try:
-                    modern.listen(self.session, id_bytes, params, self.catalogue.offered)
+                    catalogue = self.catalogue
+                    modern.listen(self.session, id_bytes, params, catalogue.offered, catalogue.listen_filters)
                 except RpcError as error:
                     self.out.extend((RESPONSE_HEAD, id_bytes, error.tail))
                 return False  # answered only when the subscription ends

@@ -4,7 +4,7 @@ The scenarios of 2025-06-18, of 2025-11-25 and of 2026-07-28: each fixture is on
 serving every protocol era (a handler that asks the client does so with real requests in the
 eras with ``initialize``, and with ``input_required`` results in 2026-07-28).
 
-Serve it with ``shipcode-mcp tests/conformance/app.py``; ``harness.py`` runs the suite against it.
+Serve it with ``shipcode-mcp tests/conformance/app.py``; ``conformance.py`` runs the suite against it.
 Each fixture's name and behaviour is the one its scenario describes.
 """
 
@@ -14,6 +14,7 @@ import asyncio
 import base64
 import io
 import json
+import os
 import struct
 import wave
 import zlib
@@ -22,14 +23,19 @@ from typing import Annotated, Any
 from shipcode_mcp import (
     Context,
     InputRequired,
+    RpcError,
     Server,
     ToolError,
     elicitation_request,
     roots_request,
     sampling_request,
 )
+from shipcode_mcp.redisstore import RedisTaskStore
+from shipcode_mcp.tasks import Tasks
 
 app = Server("shipcode-mcp-conformance", version="1.0.0", resource_subscriptions=True, list_changed=True)
+if os.environ.get("CONFORMANCE_TASKS_REDIS"):  # the tasks kept in Redis instead of this process's memory
+    app.add_extension(Tasks(RedisTaskStore(os.environ["CONFORMANCE_TASKS_REDIS"])))
 
 
 def red_pixel_png() -> bytes:
@@ -473,3 +479,66 @@ SUGGESTIONS = {"arg1": ["paris", "park", "party", "test", "testing"], "arg2": ["
 def complete_prompt_argument(argument: str, value: str, context: dict[str, str]) -> list[str]:
     """The suggestions for an argument of ``test_prompt_with_arguments`` that start with ``value``."""
     return [word for word in SUGGESTIONS.get(argument, []) if word.startswith(value)]
+
+
+# -- tasks (io.modelcontextprotocol/tasks) ----------------------------------------------------
+
+
+@app.tool()
+def greet(name: str) -> str:
+    """Greets by name, at once (never a task)"""
+    return f"Hello, {name}!"
+
+
+@app.tool(task=True)
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Sleeps for the given seconds, then answers (a task for clients with the tasks extension)"""
+    await asyncio.sleep(seconds)
+    return f"Computed {label} after {seconds} seconds"
+
+
+@app.tool(task="required")
+async def failing_job() -> str:
+    """Fails as a tool after a moment (always a task)"""
+    await asyncio.sleep(0.5)
+    raise ToolError("failing_job failed, as it always does")
+
+
+@app.tool(task=True)
+async def protocol_error_job() -> str:
+    """Fails with a JSON-RPC error: its task ends failed"""
+    await asyncio.sleep(0.1)
+    raise RpcError(-32603, "protocol_error_job raised a protocol error")
+
+
+@app.tool(task=True)
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Asks the user to confirm, then deletes (pretends to)"""
+    answer = await ctx.elicit(f"Delete {filename}?", {"type": "object", "properties": {"confirm": {"type": "boolean"}}})
+    return f"{filename}: {answer['action']}"
+
+
+@app.tool(task=True)
+def multi_input(ctx: Context) -> str:
+    """Asks two questions at once, answers when both are answered"""
+    questions = {
+        "first": elicitation_request("First name?", NAME),
+        "second": elicitation_request("Second name?", NAME),
+    }
+    missing = {key: request for key, request in questions.items() if key not in ctx.input_responses}
+    if missing:
+        raise InputRequired(missing)
+    return " and ".join(ctx.input_responses[key]["content"]["name"] for key in questions)
+
+
+async def ask_name_first(arguments: dict[str, Any], ctx: Context) -> bool:
+    """Before the task: the user's name (asked while answering the call); then always a task."""
+    await ctx.elicit("What is your name?", NAME, key="user_name")
+    return True
+
+
+@app.tool(task=ask_name_first)
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks for the user's name, then greets them from a task"""
+    answer = await ctx.elicit("What is your name?", NAME, key="user_name")
+    return f"Hello from the task, {answer['content']['name']}!"

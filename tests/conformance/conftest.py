@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import harness
 import pytest
+from support import conformance
 
 
 @pytest.fixture(scope="session")
 def node() -> Path:
     """The Node 22 of the pinned install; skips, with the reason, when npm cannot reach its registry."""
     try:
-        return harness.install()
-    except harness.RegistryUnreachable as error:
+        return conformance.install()
+    except conformance.RegistryUnreachable as error:
         pytest.skip(str(error))

@@ -14,17 +14,17 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import harness
 import scripted_server
+from support import conformance
 
-SCRIPTED = [sys.executable, str(harness.HERE / "scripted_server.py")]
+SCRIPTED = [sys.executable, str(conformance.FOLDER / "scripted_server.py")]
 
 
 def test_messages_pass_both_ways(node: Path, tmp_path: Path) -> None:
     """Every kind of server message reaches the client in order, and the client's answers reach the server."""
-    with harness.bridge(SCRIPTED, dict(os.environ), tmp_path / "bridge.log") as url:
+    with conformance.bridge(SCRIPTED, dict(os.environ), tmp_path / "bridge.log") as url:
         client = subprocess.run(
-            [node, harness.HERE / "bridge_client.mjs", url], capture_output=True, timeout=120, check=False
+            [node, conformance.FOLDER / "bridge_client.mjs", url], capture_output=True, timeout=120, check=False
         )
     assert client.returncode == 0, client.stderr.decode(errors="replace")
     sampled = {"model": "m", "stopReason": "endTurn", "role": "assistant", "content": {"type": "text", "text": "Hello"}}
@@ -84,7 +84,7 @@ def test_refuses_what_it_must(node: Path, tmp_path: Path) -> None:
     """Loopback hosts and origins only, known sessions only, and at most --max-sessions sessions."""
     ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
     forbidden = refusal(403, "Forbidden: loopback clients only")
-    with harness.bridge(SCRIPTED, dict(os.environ), tmp_path / "bridge.log", "--max-sessions", "1") as url:
+    with conformance.bridge(SCRIPTED, dict(os.environ), tmp_path / "bridge.log", "--max-sessions", "1") as url:
         port = urlsplit(url).port
         assert post(url, INITIALIZE, Host=f"evil.example:{port}") == forbidden
         assert post(url, INITIALIZE, Origin="http://evil.example") == forbidden
@@ -102,7 +102,7 @@ def test_refuses_what_it_must(node: Path, tmp_path: Path) -> None:
 def test_answers_for_a_server_that_exits(node: Path, tmp_path: Path) -> None:
     """A request the server process will never answer gets an error at once, naming why."""
     exits = [sys.executable, "-c", "raise SystemExit(3)"]
-    with harness.bridge(exits, dict(os.environ), tmp_path / "bridge.log") as url:
+    with conformance.bridge(exits, dict(os.environ), tmp_path / "bridge.log") as url:
         assert post(url, INITIALIZE) == sse(
             b'{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Bridge: server exited (3)"}}'
         )

@@ -3,7 +3,7 @@
 - the Python SDK 2.3 client (``mcp.client.Client``, a test dependency) in ``mode="2026-07-28"``,
   ``"auto"`` (``server/discover`` first) and ``"legacy"`` (``initialize``);
 - the TypeScript client 2.4 (``@modelcontextprotocol/client``, pinned in ``package.json``,
-  installed on first use by ``harness.install``) with ``versionNegotiation`` pinned to
+  installed on first use by ``conformance.install``) with ``versionNegotiation`` pinned to
   2026-07-28, ``"auto"`` and ``"legacy"``.
 
 One session each: list the tools, call a tool, read a resource, get a prompt, call a tool that
@@ -23,11 +23,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import harness
 import pytest
-from clients import Events
-from httpserver import HttpServer
-from wire import SERVER_COMMAND, engine_env
+from support import conformance
+from support.clients import Events
+from support.httpserver import HttpServer
+from support.wire import SERVER_COMMAND, engine_env
 
 SESSION_LIMIT = 60  # seconds: a guard against a hang, never a schedule
 WAIT_LIMIT = 10  # seconds a step's notifications may take to arrive: a guard, never a schedule
@@ -40,7 +40,7 @@ COLOR = {"type": "object", "properties": {"color": {"type": "string"}}, "require
 
 def served_tools() -> list[dict[str, Any]]:
     """The tools ``app.py`` lists, from the app loaded in this process."""
-    spec = importlib.util.spec_from_file_location("conformance_app", harness.APP)
+    spec = importlib.util.spec_from_file_location("conformance_app", conformance.APP)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return [tool.listing() for tool in module.app.tools.values()]
@@ -193,7 +193,7 @@ async def python_sdk_session(mode: str, env: dict[str, str], errlog: Any) -> dic
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         events.record(["notifications/progress", {"progress": value, "total": total}])
 
-    params = StdioServerParameters(command=SERVER_COMMAND[0], args=[*SERVER_COMMAND[1:], str(harness.APP)], env=env)
+    params = StdioServerParameters(command=SERVER_COMMAND[0], args=[*SERVER_COMMAND[1:], str(conformance.APP)], env=env)
     client = Client(
         params,
         mode=mode,
@@ -255,11 +255,11 @@ def test_python_sdk_client(mode: str, identity: dict[str, Any], engine_name: str
     ids=["pinned", "auto", "legacy"],
 )
 def test_typescript_client(mode: Any, version: str, node: Path, engine_name: str, tmp_path: Path) -> None:
-    command = json.dumps([*SERVER_COMMAND, str(harness.APP)])
+    command = json.dumps([*SERVER_COMMAND, str(conformance.APP)])
     plan = json.dumps([[kind, params, len(notified)] for kind, params, *_, notified in STEPS])
     with open(tmp_path / "server-stderr.txt", "wb") as errlog:
         done = subprocess.run(
-            [node, harness.HERE / "ts_era_client.mjs", command, json.dumps(mode), plan],
+            [node, conformance.FOLDER / "ts_era_client.mjs", command, json.dumps(mode), plan],
             stdout=subprocess.PIPE,
             stderr=errlog,
             env=engine_env(engine_name),
@@ -278,12 +278,12 @@ def test_typescript_client(mode: Any, version: str, node: Path, engine_name: str
 )
 def test_typescript_client_over_http(mode: Any, version: str, node: Path, engine_name: str, tmp_path: Path) -> None:
     """The same sessions over Streamable HTTP: ``shipcode-mcp app.py --http`` on a loopback port."""
-    server = HttpServer(engine_name, app=str(harness.APP))
+    server = HttpServer(engine_name, app=str(conformance.APP))
     try:
         plan = json.dumps([[kind, params, len(notified)] for kind, params, *_, notified in STEPS])
         url = f"http://127.0.0.1:{server.port}/mcp"
         done = subprocess.run(
-            [node, harness.HERE / "ts_era_client.mjs", url, json.dumps(mode), plan],
+            [node, conformance.FOLDER / "ts_era_client.mjs", url, json.dumps(mode), plan],
             capture_output=True,
             timeout=SESSION_LIMIT,
             check=False,

@@ -15,17 +15,17 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import harness
 import pytest
+from support import conformance
 
-SCRIPTED = [sys.executable, str(harness.HERE / "scripted_stateless_server.py")]
+SCRIPTED = [sys.executable, str(conformance.FOLDER / "scripted_stateless_server.py")]
 JSON = {"Content-Type": "application/json"}
 EVENTS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def serve(tmp_path: Path, *options: str):
-    return harness.bridge(
-        SCRIPTED, dict(os.environ), tmp_path / "bridge.log", *options, script=harness.STATELESS_BRIDGE
+    return conformance.bridge(
+        SCRIPTED, dict(os.environ), tmp_path / "bridge.log", *options, script=conformance.STATELESS_BRIDGE
     )
 
 

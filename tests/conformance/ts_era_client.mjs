@@ -15,7 +15,7 @@
 // process's environment and stderr.
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Events } from "../ts_events.mjs";
+import { Events } from "../clients/ts_events.mjs";
 
 const server = process.argv[2];
 const mode = JSON.parse(process.argv[3]);

@@ -341,7 +341,8 @@ class McpHttpApp:
         try:
             if b"mcp-protocol-version" not in post.headers.first:
                 raise mismatch("MCP-Protocol-Version header is missing")
-            check_request(post.headers, post.method, post.message.get("params"), shared.catalogue.tools)
+            catalogue = shared.catalogue
+            check_request(post.headers, post.method, post.message.get("params"), catalogue.tools, catalogue.named_by)
         except RpcError as error:
             await replies.reply(post.send, 400, RESPONSE_HEAD + post.rid + error.tail)
             return

@@ -156,14 +156,17 @@ def check_equal(headers: RequestHeaders, name: bytes, shown: str, expected: str,
         raise mismatch(f"{shown} header value {value!r} does not match body value {expected!r}")
 
 
-def check_request(headers: RequestHeaders, method: str, params: Any, tools: dict[str, Any]) -> None:
-    """Refuse a 2026-07-28 request (a valid envelope) whose headers do not match its body."""
+def check_request(
+    headers: RequestHeaders, method: str, params: Any, tools: dict[str, Any], named_by: dict[str, str]
+) -> None:
+    """Refuse a 2026-07-28 request (a valid envelope) whose headers do not match its body (``named_by``:
+    the ``Mcp-Name`` members of the app's extensions' methods)."""
     meta = params.get("_meta") if type(params) is dict else None
     version = meta.get(META_VERSION) if type(meta) is dict else None
     if type(version) is str:
         check_equal(headers, b"mcp-protocol-version", "MCP-Protocol-Version", version)
     check_equal(headers, b"mcp-method", "Mcp-Method", method)
-    member = NAMED_BY.get(method)
+    member = NAMED_BY.get(method) or named_by.get(method)
     if member is None or type(params) is not dict:
         return
     target = params.get(member)

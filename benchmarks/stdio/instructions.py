@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Instructions per request of the compiled engine's ``Engine.feed``, counted by valgrind's callgrind.
+
+    python benchmarks/run.py instructions                                   # this Python's build
+    python benchmarks/run.py instructions --python OLD/bin/python --python NEW/bin/python   # before, after, ratio
+
+Counts are exact and repeatable where timings are not: they do not move with the machine's load. Each
+workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside
+``Engine.feed`` (``--toggle-collect``): the catalogue, the handshake and the check of the answers are left
+out. The requests are the benchmark's own (stdio/workloads.py), fed in chunks of ``READ_SIZE`` bytes as
+``serve`` reads them, and every answer is compared with the benchmark's expected bytes. Needs valgrind.
+
+A count is exact for one build, but libc's ``memcpy`` and its kin cost more or less with the alignment of what
+they copy, which moves with the heap's layout (a changed docstring anywhere moves it): a few percent either
+way from one build to the next, whatever the engine's code. So each figure comes twice: all instructions, and
+those outside libc's ``mem*`` functions (the engine's own code and Python's), which only a change of code moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1]
+#: The workloads measured, by the benchmark's names; ``@2026`` ones are 2026-07-28 requests.
+WORKLOADS = ("ping", "tools/list", "add", "echo100", "add@2026", "echo100@2026")
+MODERN_VERSIONS = ("2026-07-28", "2025-06-18")
+FEED = "__pyx_pw_12shipcode_mcp_9_engine_c_6Engine_*feed"  # the C name of Engine.feed's Python entry
+
+
+def child(workload: str, count: int) -> None:
+    """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer."""
+    sys.path.insert(0, str(BENCHMARKS))
+    from shipcode_mcp._engine_c import Engine
+
+    from shipcode_mcp.defaults import app
+    from shipcode_mcp.protocol import READ_SIZE
+    from stdio.workloads import INIT_EXPECTED, INIT_REQUEST, INITIALIZED, MODERN, build_expected, build_requests
+
+    if workload.endswith(MODERN):
+        app.protocol_versions = MODERN_VERSIONS  # as the benchmark serves it: --protocol-versions
+    engine = Engine(app.catalogue())
+    # The handshake goes through message(), not feed(), so that only the requests are counted.
+    handshake = engine.message(INIT_REQUEST) + engine.message(INITIALIZED)
+    assert handshake == INIT_EXPECTED, handshake
+    data = build_requests(workload, count)
+    out = [engine.feed(data[at : at + READ_SIZE]) for at in range(0, len(data), READ_SIZE)]
+    if b"".join(out) != build_expected(workload, count):
+        sys.exit(f"{workload}: an answer differs from the benchmark's expected bytes")
+
+
+def count_instructions(python: str, workload: str, count: int) -> tuple[int, int]:
+    """Instructions executed inside Engine.feed while answering ``count`` requests of ``workload``: all of
+    them, and those outside libc's ``mem*`` functions."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out_file = Path(scratch) / "callgrind.out"
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--collect-atstart=no",
+            f"--toggle-collect={FEED}",
+            f"--callgrind-out-file={out_file}",
+            python,
+            __file__,
+            "--child",
+            workload,
+            "--requests",
+            str(count),
+        ]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        if done.returncode:
+            sys.exit(f"{python} {workload}: exit {done.returncode}\n{done.stderr[-2000:]}")
+        by_function = subprocess.run(
+            ["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no", str(out_file)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    total = memory = 0
+    for line in by_function.splitlines():
+        found = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
+        if not found:
+            continue
+        cost, where = int(found.group(1).replace(",", "")), found.group(2)
+        if where.startswith("PROGRAM TOTALS"):
+            total = cost
+        elif "libc.so" in where and re.search(r":_*mem\w*", where):
+            memory += cost
+    return total, total - memory
+
+
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="run.py instructions", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", action="append", help="an interpreter whose build to measure (repeatable)")
+    parser.add_argument("--requests", type=int, default=2000, help="requests per workload (default 2000)")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated benchmark workloads")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.requests)
+        return 0
+    pythons = args.python or [sys.executable]
+    heads = [f"`{python}`: all / outside libc mem*" for python in pythons]
+    heads += ["ratio: all / outside libc mem*"] if len(pythons) == 2 else []
+    print(f"instructions per request in Engine.feed ({args.requests} requests each)\n")
+    print("| workload | " + " | ".join(heads) + " |")
+    print("| --- |" + " ---: |" * len(heads))
+    for workload in args.workloads.split(","):
+        counts = [count_instructions(python, workload, args.requests) for python in pythons]
+        cells = [f"{total / args.requests:,.0f} / {own / args.requests:,.0f}" for total, own in counts]
+        if len(counts) == 2:
+            (total_before, own_before), (total_after, own_after) = counts
+            cells.append(f"{total_after / total_before:.4f} / {own_after / own_before:.4f}")
+        print(f"| {workload} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
