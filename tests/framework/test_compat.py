@@ -14,7 +14,7 @@ from pathlib import Path
 
 import mcp.types as sdk
 import pytest
-from wire import call, read, request, result
+from support.wire import call, read, request, result
 
 from shipcode_mcp.compat.fastmcp import FastMCP as FastMCPPackage
 from shipcode_mcp.compat.fastmcp_sdk1 import FastMCP, UserMessage
@@ -271,7 +271,7 @@ def test_a_host_app_mounting_a_server_is_served_as_uvicorn_serves_it(engine_name
     import socket
     import time
 
-    from serverproc import ServerProcess
+    from support.serverproc import ServerProcess
 
     (tmp_path / "main.py").write_text(HOST)
     with socket.socket() as probe:
