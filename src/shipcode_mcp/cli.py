@@ -259,9 +259,10 @@ def build_parser():  # -> argparse.ArgumentParser
         "target",
         nargs="?",
         help=(
-            "the app to serve: path/to/file.py[:ATTR] or package.module[:ATTR], where ATTR "
-            "(default: app) names a shipcode_mcp.Server; a module is looked up from the current "
-            "directory first. Default: the built-in catalogue"
+            "the app to serve: path/to/file.py[:ATTR] or package.module[:ATTR], where ATTR names a "
+            "shipcode_mcp.Server or its factory (default: the module's server, whatever its name; with --http, "
+            "ATTR may name a host ASGI app mounting one); a module is looked up from the current directory "
+            "first. Default: the built-in catalogue"
         ),
     )
     parser.add_argument(
@@ -376,13 +377,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def build_app(args: Options):  # -> Server
     """The app the options name, with their resources and protocol versions (TargetError if it cannot load)."""
-    from .app import check_versions
+    from .app import Server, check_versions
     from .target import TargetError, load_target
 
     if args.target is None:
         from .defaults import app
     else:
-        app = load_target(args.target)
+        from .compat import hook
+
+        hook.install()  # an app written for another framework's API imports ours instead
+        app = load_target(args.target, hosts=args.http is not None)
+        written_for = hook.api_used()
+        if written_for is not None:
+            sys.stderr.write(f"shipcode-mcp: serving an app written for {written_for}\n")
+    if not isinstance(app, Server):  # a host app (Starlette, FastAPI) mounting a server: served as it is
+        if args.resources or args.protocol_versions:
+            raise TargetError("--resources and --protocol-versions are for a server, not for a host ASGI app")
+        return app
     if args.resources or args.protocol_versions:
         import copy
 
@@ -428,37 +439,44 @@ def http_worker_app():  # -> the ASGI app
     import json
     import os
 
+    from .target import is_host_app
+
     args = parse_command_line(json.loads(os.environ[ARGV_VARIABLE]))
     _log.set_level(args.log_level)
-    return http_app_of(args, build_app(args))
+    app = build_app(args)
+    return app if is_host_app(app) else http_app_of(args, app)
 
 
 def serve_http(args: Options, argv: Sequence[str], app) -> int:
-    """Serve ``app`` over HTTP as the options say; 2 when uvicorn is missing or the app's lifespan failed."""
+    """Serve ``app`` (a server, or a host ASGI app mounting one) over HTTP as the options say; 2 when uvicorn
+    is missing or the app's lifespan failed."""
+    from .target import is_host_app
     from .transports.http import serve
 
     missing = serve.uvicorn_missing()
     if missing is not None:
         sys.stderr.write(f"shipcode-mcp: error: {missing}\n")
         return EXIT_USAGE
+    host_app = is_host_app(app)
     try:  # here, before any process starts: a value no process could serve with is a usage error
-        asgi = http_app_of(args, app)
+        asgi = app if host_app else http_app_of(args, app)
     except ValueError as error:
         usage_error(str(error))
     host, port = args.http
-    heads = (asgi.max_head_bytes, asgi.head_timeout)
+    heads = () if host_app else (asgi.max_head_bytes, asgi.head_timeout)
     if args.processes > 1:
         import json
         import os
 
-        serve.share_state_key(app.state_key)
+        if not host_app:
+            serve.share_state_key(app.state_key)
         os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
         return serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
     return serve.serve(asgi, host, port, 1, args.log_level, *heads)
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from .target import TargetError, app_failure
+    from .target import TargetError, app_failure, is_host_app
     from .transports.stdio import guard_stdout, serve_app, standard_descriptors_ready
 
     if not standard_descriptors_ready():
@@ -485,6 +503,8 @@ def _main(argv: Sequence[str] | None) -> int:
     guard_stdout()  # before any user code runs: even an import-time print must not reach stdout
     try:
         app = build_app(args)
+        if args.http is not None and is_host_app(app):
+            return serve_http(args, argv, app)
         try:
             catalogue = app.catalogue()
         except Exception as error:

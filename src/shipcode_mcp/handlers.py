@@ -52,7 +52,13 @@ def context_parameter(func: Callable[..., Any]) -> str | None:
     for name, hint in getattr(func, "__annotations__", {}).items():
         if name == "return":
             continue
-        if hint is Context or (isinstance(hint, str) and (hint == "Context" or hint.endswith(".Context"))):
+        if isinstance(hint, str):  # a postponed hint, maybe subscripted: Context[ServerSession, Lifespan]
+            hint = hint.partition("[")[0]
+            if hint == "Context" or hint.endswith(".Context"):
+                return name
+            continue
+        origin = getattr(hint, "__origin__", hint)  # Context[...] of a subclass that takes parameters
+        if origin is Context or (isinstance(origin, type) and issubclass(origin, Context)):
             return name
     return None
 

@@ -44,15 +44,43 @@ def referee(app: Path, framework: str, transport: str) -> dict[str, Any]:
         pytest.skip(str(error))
 
 
-def serve_with_shipcode(app_path: Path, api: str, port: int | None = None) -> list[str]:
-    """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp.
+@functools.cache
+def shipcode_path() -> Path:
+    """A folder holding this checkout's shipcode-mcp (built engine included) and orjson, which it needs:
+    on ``PYTHONPATH``, a framework's environment serves with them and keeps its own packages."""
+    import tempfile
 
-    Over stdio when ``port`` is None, else over Streamable HTTP on ``port`` (``--http PORT``). To
-    implement when shipcode-mcp serves the three APIs: return the command line, for example
-    ``[str(environments.python(framework).with_name("shipcode-mcp")), str(app_path)]`` with
-    shipcode-mcp installed into the app framework's environment, so the app runs unchanged there.
+    import orjson
+
+    import shipcode_mcp
+
+    folder = Path(tempfile.mkdtemp(prefix="shipcode-path-"))
+    for module in (shipcode_mcp, orjson):
+        (folder / module.__name__).symlink_to(Path(module.__file__).parent)
+    return folder
+
+
+#: How ``env`` picks each engine: the compiled one required, or the pure one.
+ENGINE_SWITCHES = {"compiled": "SHIPCODE_MCP_REQUIRE_EXTENSIONS=1", "pure": "SHIPCODE_MCP_NO_EXTENSIONS=1"}
+
+
+def serve_with_shipcode(
+    app_path: Path, api: str, port: int | None = None, framework: str | None = None, engine: str = "compiled"
+) -> list[str]:
+    """THE HOOK: the command that serves ``app_path`` (written for ``api``) with shipcode-mcp, unchanged.
+
+    Over stdio when ``port`` is None, else over Streamable HTTP on ``port`` (``--http PORT``). It runs in
+    the environment of ``framework`` (default: the first of the API's), with shipcode-mcp on ``PYTHONPATH``,
+    on ``engine``.
     """
-    pytest.skip("not yet served by shipcode-mcp")
+    framework = framework or environments.frameworks_for(api)[0]
+    interpreter = environments.python(framework)
+    command = [
+        *("env", "-u", "SHIPCODE_MCP_NO_EXTENSIONS", "-u", "SHIPCODE_MCP_REQUIRE_EXTENSIONS", ENGINE_SWITCHES[engine]),
+        f"PYTHONPATH={shipcode_path()}",
+        *(str(interpreter), "-m", "shipcode_mcp", str(app_path)),
+    ]
+    return command if port is None else [*command, "--http", str(port)]
 
 
 def test_every_framework_is_pinned_exactly() -> None:
@@ -173,12 +201,44 @@ def test_referee_transcript_is_stable(app: Path, framework: str, transport: str)
     assert json.loads(recorder.cache_of(app, framework, transport).read_text()) == transcript
 
 
+_LIFESPAN_VALUE = "the native Server(lifespan=) and the lifespan's value in Context (request_context.lifespan_context)"
+_ELICIT_MODEL = "Context.elicit(message, schema) with a pydantic model, giving action and typed data"
+#: Steps of a transcript (by index: 0 initialize, 1-4 the listings, 5 on the calls, the last the ending) that wait
+#: for members of the native framework not there yet, with what each waits for. A step listed here that differs
+#: makes the comparison an expected failure naming them; every other step must be equal.
+AWAITING = {
+    "assistant": {
+        5: _LIFESPAN_VALUE,
+        6: _LIFESPAN_VALUE,
+        10: "Context.read_resource",
+        **dict.fromkeys(range(12, 17), _ELICIT_MODEL),
+        17: f"the numbering of the server's requests, shifted while {_ELICIT_MODEL} is missing",
+        26: "the lifespan entered at start-up and exited at the end of input (the native Server(lifespan=))",
+    },
+}
+
+
 @pytest.mark.parametrize(("app", "framework", "transport"), CASES)
-def test_shipcode_serves_the_app_as_its_framework_does(app: Path, framework: str, transport: str) -> None:
-    """The same app file served by shipcode-mcp gives the referee's transcript, call by call."""
+def test_shipcode_serves_the_app_as_its_framework_does(
+    app: Path, framework: str, transport: str, engine_name: str
+) -> None:
+    """The same app file served by shipcode-mcp (on either engine) gives the referee's transcript, call by call."""
     expected = referee(app, framework, transport)
     api = recorder.api_of(app)
-    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port), app, transport)
+    actual = recorder.record(lambda port: serve_with_shipcode(app, api, port, framework, engine_name), app, transport)
+    compare(app, expected, actual)
+
+
+def compare(app: Path, expected: dict[str, Any], actual: dict[str, Any]) -> None:
+    """Every step of ``actual`` equals the referee's; an expected failure naming what the differing
+    steps of :data:`AWAITING` wait for."""
+    awaiting = AWAITING.get(app.stem.rsplit("_", 1)[0], {})
+    waiting = set()
     for version in recorder.PROTOCOL_VERSIONS:
-        for want, got in zip(expected[version], actual[version], strict=True):
-            assert got == want
+        for step, (want, got) in enumerate(zip(expected[version], actual[version], strict=True)):
+            if step in awaiting and got != want:
+                waiting.add(awaiting[step])
+            else:
+                assert got == want, f"{version} step {step}"
+    if waiting:
+        pytest.xfail("waiting for " + "; ".join(sorted(waiting)))
