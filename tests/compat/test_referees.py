@@ -201,23 +201,6 @@ def test_referee_transcript_is_stable(app: Path, framework: str, transport: str)
     assert json.loads(recorder.cache_of(app, framework, transport).read_text()) == transcript
 
 
-_LIFESPAN_VALUE = "the native Server(lifespan=) and the lifespan's value in Context (request_context.lifespan_context)"
-_ELICIT_MODEL = "Context.elicit(message, schema) with a pydantic model, giving action and typed data"
-#: Steps of a transcript (by index: 0 initialize, 1-4 the listings, 5 on the calls, the last the ending) that wait
-#: for members of the native framework not there yet, with what each waits for. A step listed here that differs
-#: makes the comparison an expected failure naming them; every other step must be equal.
-AWAITING = {
-    "assistant": {
-        5: _LIFESPAN_VALUE,
-        6: _LIFESPAN_VALUE,
-        10: "Context.read_resource",
-        **dict.fromkeys(range(12, 17), _ELICIT_MODEL),
-        17: f"the numbering of the server's requests, shifted while {_ELICIT_MODEL} is missing",
-        26: "the lifespan entered at start-up and exited at the end of input (the native Server(lifespan=))",
-    },
-}
-
-
 @pytest.mark.parametrize(("app", "framework", "transport"), CASES)
 def test_shipcode_serves_the_app_as_its_framework_does(
     app: Path, framework: str, transport: str, engine_name: str
@@ -230,15 +213,7 @@ def test_shipcode_serves_the_app_as_its_framework_does(
 
 
 def compare(app: Path, expected: dict[str, Any], actual: dict[str, Any]) -> None:
-    """Every step of ``actual`` equals the referee's; an expected failure naming what the differing
-    steps of :data:`AWAITING` wait for."""
-    awaiting = AWAITING.get(app.stem.rsplit("_", 1)[0], {})
-    waiting = set()
+    """Every step of ``actual`` equals the referee's, in every protocol version."""
     for version in recorder.PROTOCOL_VERSIONS:
         for step, (want, got) in enumerate(zip(expected[version], actual[version], strict=True)):
-            if step in awaiting and got != want:
-                waiting.add(awaiting[step])
-            else:
-                assert got == want, f"{version} step {step}"
-    if waiting:
-        pytest.xfail("waiting for " + "; ".join(sorted(waiting)))
+            assert got == want, f"{app.name} {version} step {step}"
