@@ -41,7 +41,7 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     reached: list[bytes] = []
     line, envelope = LineRules.line, posts.envelope
     monkeypatch.setattr(LineRules, "line", lambda self, data: reached.append(data) or line(self, data))
-    monkeypatch.setattr(posts, "envelope", lambda body: reached.append(body) or envelope(body))
+    monkeypatch.setattr(posts, "envelope", lambda body, limit: reached.append(body) or envelope(body, limit))
     return reached
 
 

@@ -8,7 +8,7 @@ from httpwire import http, json_reply, modern_body, modern_headers, seen, within
 from wire import INIT_RESULT, default_catalogue, engine, request, result
 
 from shipcode_mcp import Server, defaults, lines
-from shipcode_mcp.protocol import INVALID_REQUEST_NULL_LINE, PARSE_ERROR_LINE
+from shipcode_mcp.protocol import DEFAULT_MAX_MESSAGE_BYTES, INVALID_REQUEST_NULL_LINE, PARSE_ERROR_LINE
 
 
 @pytest.mark.parametrize(
@@ -30,7 +30,7 @@ from shipcode_mcp.protocol import INVALID_REQUEST_NULL_LINE, PARSE_ERROR_LINE
     ],
 )
 def test_the_line_rules_tell_a_message_apart(body: bytes, expected: tuple) -> None:
-    kind, id_bytes, method, params, _ = lines.envelope(body)
+    kind, id_bytes, method, params, _ = lines.envelope(body, DEFAULT_MAX_MESSAGE_BYTES)
     if kind == lines.NOTIFICATION:
         method = method[0]
     assert (kind, id_bytes, method, params) == expected
@@ -49,15 +49,15 @@ def test_the_line_rules_tell_a_message_apart(body: bytes, expected: tuple) -> No
     ],
 )
 def test_a_refused_message_is_answered_alike_on_a_line_and_by_its_parse(run, engine_module, body, answer) -> None:
-    kind, id_bytes, *_ = lines.envelope(body)
-    judged = engine_module.Engine(default_catalogue()).judge(lines.envelope(body))
+    kind, id_bytes, *_ = lines.envelope(body, DEFAULT_MAX_MESSAGE_BYTES)
+    judged = engine_module.Engine(default_catalogue()).judge(lines.envelope(body, DEFAULT_MAX_MESSAGE_BYTES))
     assert (lines.refusal(kind, id_bytes), judged, run(body + b"\n")) == (answer, answer, answer)
 
 
 def test_the_engine_judges_a_parse_as_it_judges_the_line(engine_module) -> None:
     bodies = [request("initialize"), request("tools/list", rid=2), request("nope", rid=3)]
     judged, fed = engine_module.Engine(default_catalogue()), engine_module.Engine(default_catalogue())
-    answers = [judged.judge(lines.envelope(body)) for body in bodies]
+    answers = [judged.judge(lines.envelope(body, DEFAULT_MAX_MESSAGE_BYTES)) for body in bodies]
     assert answers == [fed.feed(body) for body in bodies]
     assert answers[0] == result(INIT_RESULT)
 
@@ -78,9 +78,17 @@ def test_a_post_body_is_parsed_once(served_engine, monkeypatch: pytest.MonkeyPat
 
 def test_both_engines_take_the_size_rule_from_the_line_rules(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
     """A line skipped while it streams in past the limit, and a whole line over it in one read, are refused
-    by the line rules (``LineRules.skipped``), whichever engine frames them."""
-    monkeypatch.setattr(lines.LineRules, "skipped", lambda rules, blank: rules.out.append(b"skipped %d\n" % blank))
+    by the line rules' answer, whichever engine frames them; a trailing carriage return is not counted."""
+    monkeypatch.setattr(lines, "INVALID_REQUEST_NULL_LINE", b"refused\n")
     engine = engine_module.Engine(default_catalogue(), 8)
     streamed = engine.feed(b"x" * 6) + engine.feed(b"x" * 6) + engine.feed(b"x\n")
-    whole = engine.feed(b"y" * 12 + b"\n" + b" " * 12 + b"\n" + b"z" * 8 + b"\r\n")
-    assert (streamed, whole) == (b"skipped 0\n", b"skipped 0\nskipped 1\n" + PARSE_ERROR_LINE)
+    whole = engine.feed(b"y" * 12 + b"\n" + b" " * 12 + b"\n" + b"z" * 8 + b"\r\n" + b"w" * 9 + b"\r\n")
+    assert (streamed, whole) == (b"refused\n", b"refused\n" + PARSE_ERROR_LINE + b"refused\n")
+
+
+def test_an_oversize_message_is_refused_unless_blank() -> None:
+    ping = request("ping").strip()
+    size = len(ping)
+    kinds = [lines.envelope(body, size)[0] for body in (ping, ping + b"\r", ping + b"\r\r", b" " * (size + 5))]
+    assert kinds == [lines.REQUEST, lines.REQUEST, lines.INVALID, lines.BLANK]
+    assert lines.envelope(ping, size - 1)[:2] == (lines.INVALID, None)  # its id unread: the null-id answer

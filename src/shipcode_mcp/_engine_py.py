@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from time import monotonic
 
-from .lines import LineRules
+from .lines import LineRules, envelope
 from .protocol import (
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -92,6 +92,8 @@ class Engine:
             raise ValueError("max_message_bytes must be at least 1")
         self._rules = LineRules(catalogue, max_message_bytes)
         self._line = self._rules.line
+        self._judge = self._rules.judge
+        self._max = max_message_bytes
         self._limit = self._rules.limit  # the longest line worth keeping (the line rules' size rule)
         self._partial = bytearray()  # start of a line whose \n has not arrived yet
         self._skipping = False  # inside an oversize line: discard up to its \n
@@ -181,9 +183,9 @@ class Engine:
         return self._lines(iter(lines), rest)
 
     def _lines(self, remaining, rest: bytes) -> bool:
-        line_of = self._line
+        judge, max_bytes = self._judge, self._max  # LineRules.line, one call less per line
         for line in remaining:
-            if line_of(line):
+            if judge(envelope(line, max_bytes)):
                 self._stash = (remaining, rest)  # resumed where it stopped: nothing copied
                 return True
         if rest:

@@ -67,9 +67,16 @@ REQUEST, NOTIFICATION, RESPONSE, INVALID, NOT_JSON, BLANK = range(6)
 REFUSED = frozenset({INVALID, NOT_JSON, BLANK})
 
 
-def envelope(line: bytes) -> Envelope:
-    """Parse one message and tell it apart by the envelope rules of the server contract (README,
-    "Behaviour contract"); what it answers is :meth:`LineRules.judge`'s."""
+def envelope(line: bytes, max_bytes: int) -> Envelope:
+    """Parse one message and tell it apart by the rules of the server contract (README, "Behaviour
+    contract"); what it answers is :meth:`LineRules.judge`'s.
+
+    The size rule is here once: a message over ``max_bytes`` (a trailing carriage return not counted) is
+    refused unless it is blank; the engines stop keeping a line past :attr:`LineRules.limit`, and tell
+    :meth:`LineRules.skipped`.
+    """
+    if len(line) > max_bytes and (len(line) > max_bytes + 1 or line[-1] != 13):
+        return (INVALID if line.strip(BLANK_BYTES) else BLANK), None, None, _MISSING, None
     try:
         message = _loads(line)
     except JSONDecodeError as error:
@@ -130,7 +137,7 @@ class LineRules:
         self.catalogue = catalogue
         self.max = max_message_bytes
         #: The longest line worth keeping while it streams in: the limit, and one byte of slack for a
-        #: trailing carriage return (not counted).
+        #: trailing carriage return (the size rule of :func:`envelope`).
         self.limit = max_message_bytes + 1
         #: Answers not yet taken by the engine, in order.
         self.out: list = []
@@ -142,20 +149,13 @@ class LineRules:
         self.flush_deadline = INFINITY
 
     def line(self, line: bytes) -> bool:
-        """Judge one line (without its ``\\n``); true when the engine must pause its input.
-
-        A line over the limit is refused, one trailing ``\\r`` not counted, unless it is blank: the size
-        rule, here once (the engines skip what goes past :attr:`limit` and tell :meth:`skipped`).
-        """
-        if len(line) > self.max and (len(line) > self.limit or line[-1] != 13):
-            self.skipped(not line.strip(BLANK_BYTES))
-            return False
-        return self.judge(envelope(line))
+        """Judge one line (without its ``\\n``); true when the engine must pause its input."""
+        return self.judge(envelope(line, self.max))
 
     def skipped(self, blank: bool) -> None:
         """A line over the limit was skipped (``blank``: every byte of it was): refused unless blank."""
         if not blank:
-            self.out.append(INVALID_REQUEST_NULL_LINE)
+            self.out.append(refusal(INVALID, None))
 
     def judge(self, parsed: Envelope) -> bool:
         """Answer one message as :func:`envelope` told it apart; true when the engine must pause its input."""

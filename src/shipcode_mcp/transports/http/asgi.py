@@ -287,7 +287,7 @@ class McpHttpApp:
                 await send(start)
                 await send(end)
                 return
-        post = Post(receive, send, headers, body, json_ok, stream_ok, caller)
+        post = Post(receive, send, headers, body, json_ok, stream_ok, caller, self.max)
         if post.refusal is not None:
             await replies.reply(send, 400, post.refusal)
             return

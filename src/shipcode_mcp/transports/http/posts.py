@@ -46,13 +46,14 @@ class Post:
         json_ok: bool,
         stream_ok: bool,
         caller: Any,
+        max_bytes: int,
     ) -> None:
         self.receive = receive
         self.send = send
         self.headers = headers
         self.body = body
         #: The body parsed and told apart: what the engine judges (``Served.judge``).
-        self.parsed: Envelope = envelope(body)
+        self.parsed: Envelope = envelope(body, max_bytes)
         kind, id_bytes, method, _, message = self.parsed
         #: The body as JSON (None when it is not JSON).
         self.message: Any = message
