@@ -5,7 +5,7 @@ contract") and appends its answer, if any, to ``out``. The pure engine runs ever
 through it; the compiled engine runs the lines its C fast path declines. :func:`envelope` parses
 a message and tells it apart; the HTTP transport routes a body by it, and the engine judges that
 same result (:meth:`LineRules.judge`): a body is parsed once. The size rule for a line is stated
-here once too (:meth:`LineRules.line`, :attr:`LineRules.limit`, :meth:`LineRules.skipped`).
+here once too (in :func:`envelope`; :attr:`LineRules.limit` and :meth:`LineRules.skipped` for framing).
 """
 
 from __future__ import annotations
