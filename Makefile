@@ -17,6 +17,8 @@ test-pure:  ## the whole suite, pure engine only
 
 annotate:  ## pyx/*.html, one page per part of the engine: yellow lines are where Python objects remain
 	$(PYTHON) -m cython -3 -a --module-name shipcode_mcp._engine_c pyx/_engine_c.pyx -o pyx/_engine_c.c
+	$(PYTHON) -m cython -3 -a --module-name shipcode_mcp.transports.http._headerscan_c pyx/_headerscan_c.pyx \
+		-o pyx/_headerscan_c.c
 	@echo "open pyx/_engine_c.html (Engine) and pyx/fastpath.html, pyx/scanner.html, ... (the included parts)"
 
 bench-quick:  ## 2 to 6 min, depending on the machine and its load

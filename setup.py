@@ -1,4 +1,4 @@
-"""Build the compiled engine from pyx/ into the package; fall back to pure Python.
+"""Build the compiled engine and the compiled header scan from pyx/ into the package; fall back to pure Python.
 
 - ``SHIPCODE_MCP_NO_EXTENSIONS=1``: do not compile (pure-Python install).
 - ``SHIPCODE_MCP_REQUIRE_EXTENSIONS=1``: a failed compile fails the install (used by CI).
@@ -62,7 +62,7 @@ def extensions():
             raise
         banner(f"Cython is not available ({error}); installing the pure-Python engine")
         return []
-    ext = Extension(
+    engine = Extension(
         "shipcode_mcp._engine_c",
         ["pyx/_engine_c.pyx"],
         # One module in parts: the .pxd declarations, the included .pxi files and the C header.
@@ -70,9 +70,13 @@ def extensions():
         include_dirs=["pyx"],
         extra_compile_args=["-O3"],
     )
+    # The HTTP header scan: a module of its own, twin of transports/http/_headerscan_py.py.
+    headerscan = Extension(
+        "shipcode_mcp.transports.http._headerscan_c", ["pyx/_headerscan_c.pyx"], extra_compile_args=["-O3"]
+    )
     try:
         return cythonize(
-            [ext],
+            [engine, headerscan],
             compiler_directives={"language_level": "3", "embedsignature": True},
             annotate=ANNOTATE,
             quiet=True,

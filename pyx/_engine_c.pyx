@@ -14,8 +14,9 @@ written once. The public methods are the pure engine's, :class:`shipcode_mcp._en
 
 One extension module in parts, as a table of contents (``docs/architecture.md`` says what each holds):
 ``python_api.pxd``, ``system.pxd``, ``scan.pxd`` (with ``scan.h``) and ``tables.pxd`` declare; the
-``include`` lines below bring in the scanner, escaping, number text, fd I/O, the HTTP inputs, the
-tables and the fast path; ``Engine`` is here.
+``include`` lines below bring in the scanner, escaping, number text, fd I/O, the tables and the fast
+path; ``Engine`` is here. HTTP headers are not the engine's: the transport reads them
+(``shipcode_mcp.transports.http._headerscan``) and gives ``http_modern`` the values to compare.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -51,13 +52,11 @@ from shipcode_mcp.jsontext import dumps
 from shipcode_mcp.lines import LineRules
 from shipcode_mcp.mrtr import InputRequired
 from shipcode_mcp.protocol import (
-    HTTP_HEADERS_READ,
     MODERN_VERSION,
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
     FLUSH_DELAY,
     INVALID_PARAMS,
-    INVALID_REQUEST_NULL_LINE,
     METHOD_NOT_FOUND_TAIL,
     READ_SIZE,
     RESPONSE_HEAD,
@@ -75,7 +74,6 @@ IMPLEMENTATION = "compiled"
 cdef bytes _HEAD = RESPONSE_HEAD
 cdef bytes _RESULT_MID = RESULT_MID
 cdef bytes _RESULT_TAIL = RESULT_TAIL
-cdef bytes _INVALID_NULL_LINE = INVALID_REQUEST_NULL_LINE
 cdef bytes _METHOD_NOT_FOUND_TAIL = METHOD_NOT_FOUND_TAIL
 cdef double _FLUSH_DELAY = FLUSH_DELAY
 cdef int _STOP_FLUSH_IDLE_MS = STOP_FLUSH_IDLE_MS
@@ -94,7 +92,6 @@ include "scanner.pxi"
 include "escape.pxi"
 include "number_text.pxi"
 include "fdio.pxi"
-include "http_headers.pxi"
 include "tables.pxi"
 include "fastpath.pxi"
 
@@ -153,9 +150,11 @@ cdef class Engine:
     cdef const char* _h_name       # NULL: no Mcp-Name header
     cdef Py_ssize_t _h_name_len
 
-    # Framing: the longest line, the start of a line held across reads, an oversized line being
-    # skipped, and input left unread while paused (this object from _stash_at on).
+    # Framing: the longest line the fast path takes and the longest one worth keeping (the line rules'
+    # size rule), the start of a line held across reads, an oversized line being skipped, and input
+    # left unread while paused (this object from _stash_at on).
     cdef Py_ssize_t _max
+    cdef Py_ssize_t _limit
     cdef unsigned char* _partial
     cdef Py_ssize_t _partial_len
     cdef Py_ssize_t _partial_cap
@@ -193,6 +192,7 @@ cdef class Engine:
         self._fd = -1
         self._since = 0
         self._rules = LineRules(catalogue, max_message_bytes)
+        self._limit = self._rules.limit
         self._rules_line = self._rules.line
         self._rules_out = self._rules.out
         catalogue.session.emit = self.emit
@@ -250,69 +250,35 @@ cdef class Engine:
         template_reads = [_read_of(template, True) if template.direct else None for template in templates]
         self._template_reads = None if None in template_reads else template_reads
 
-    @staticmethod
-    def plain_headers(raw):
-        """The values of the headers of ``HTTP_HEADERS_READ`` present in ``raw`` (an ASGI header list), by
-        name, when it is plain: a list of ``(bytes, bytes)`` tuples whose names are all lower-case and
-        where none of those names repeats; else None (the caller reads the headers with more care)."""
-        cdef dict found = {}
-        cdef const char* text
-        cdef Py_ssize_t n, i
-        cdef int k
-        cdef unsigned char c
-        cdef object known
-        if type(raw) is not list:
-            return None
-        for item in <list>raw:
-            if type(item) is not tuple or len(<tuple>item) != 2:
-                return None
-            name = (<tuple>item)[0]
-            value = (<tuple>item)[1]
-            if type(name) is not bytes or type(value) is not bytes:
-                return None
-            text = PyBytes_AS_STRING(name)
-            n = PyBytes_GET_SIZE(name)
-            for i in range(n):
-                c = text[i]
-                if 65 <= c <= 90:
-                    return None
-            for k in range(_HEADER_COUNT):
-                if n == _HEADER_LEN[k] and memcmp(text, _HEADER_TEXT[k], n) == 0:
-                    known = _HEADERS[k]
-                    if known in found:
-                        return None
-                    found[known] = value
-                    break
-        return found
-
     def fast(self, data):
         """The answer to one whole message when the fast path gives one (an HTTP body in a session); else
         None, and nothing was judged."""
         cdef const unsigned char* p
         cdef Py_ssize_t n
-        if not _bytes_of(data, &p, &n) or n == 0 or n > self._max or not _fast_line(self, p, n):
+        if not _bytes_of(data, &p, &n) or n == 0 or not _fast(self, p, n):
             return None
         return self._drain()
 
     def http_modern(self, data, version, method, name):
         """The answer to the body of a 2026-07-28 HTTP request, when the fast path gives one with HTTP
-        status 200 and the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` header values
-        (bytes, each given once; None when absent) match the body; else None, and nothing was judged."""
+        status 200 and the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` header values equal
+        the body's (bytes as the transport compares them, name None when absent:
+        ``shipcode_mcp.transports.http._headerscan.fast_fields``); else None, and nothing was judged.
+        The engine's one HTTP entry point."""
         cdef const unsigned char* p
         cdef Py_ssize_t n
         cdef int fast
-        if not _bytes_of(data, &p, &n) or n == 0 or n > self._max \
-                or not _header_value(version, &self._h_version, &self._h_version_len) \
-                or not _header_value(method, &self._h_method, &self._h_method_len):
+        if not _bytes_of(data, &p, &n) or n == 0 \
+                or not _bytes_of(version, <const unsigned char**>&self._h_version, &self._h_version_len) \
+                or not _bytes_of(method, <const unsigned char**>&self._h_method, &self._h_method_len):
             return None
         if name is None:
             self._h_name = NULL
-        elif not _header_value(name, &self._h_name, &self._h_name_len) \
-                or (self._h_name_len >= 9 and memcmp(self._h_name, b"=?base64?", 9) == 0):
+        elif not _bytes_of(name, <const unsigned char**>&self._h_name, &self._h_name_len):
             return None
         self._http = True
         try:
-            fast = _fast_line(self, p, n)
+            fast = _fast(self, p, n)
         finally:
             self._http = False
         return self._drain() if fast else None
@@ -503,10 +469,17 @@ cdef class Engine:
         return self._drain()
 
     def message(self, data):
-        """Judge one whole message without framing (an HTTP body: a newline is whitespace); its answers."""
+        """Judge one whole message without framing (a newline is whitespace); its answers."""
         cdef const unsigned char[:] view = data
         if view.shape[0]:
             self._line(&view[0], view.shape[0])
+        return self._drain()
+
+    def judge(self, parsed):
+        """Judge one whole message already parsed and told apart (``shipcode_mcp.lines.envelope``: an
+        HTTP body, parsed once); its answers."""
+        self._rules.judge(parsed)
+        self._take_rules_out()
         return self._drain()
 
     cdef int _finish(self) except -1:
@@ -535,8 +508,7 @@ cdef class Engine:
             self._skip(p, n)
             return 0
         need = self._partial_len + n
-        # One byte of slack: a trailing \r does not count towards the limit.
-        if need > self._max + 1:
+        if need > self._limit:
             self._skipping = True
             self._skipped_blank = True
             self._skip(self._partial, self._partial_len)
@@ -563,9 +535,8 @@ cdef class Engine:
 
     cdef int _end_skip(self) except -1:
         self._skipping = False
-        if not self._skipped_blank:
-            self._emit_bytes(_INVALID_NULL_LINE)
-        return 0
+        self._rules.skipped(self._skipped_blank)
+        return self._take_rules_out()
 
     cdef Py_ssize_t _take(self, const unsigned char* data, Py_ssize_t n) except -2:
         """Frame lines and judge them; -1 when all were taken, else the offset where input
@@ -610,13 +581,9 @@ cdef class Engine:
     cdef int _line(self, const unsigned char* p, Py_ssize_t n) except -1:
         """Judge one line; 1 when input must pause."""
         cdef int fast
-        if n > self._max and (n > self._max + 1 or p[n - 1] != 13):
-            if not _blank(p, n):
-                self._emit_bytes(_INVALID_NULL_LINE)
-            return 0
         if n == 0:
             return 0
-        fast = _fast_line(self, p, n)
+        fast = _fast(self, p, n)
         if fast:
             return fast - 1
         # The slow path: the line rules, written once for both engines.

@@ -1,8 +1,26 @@
 # The fast path: a line of the common shapes answered straight from its bytes (included by
-# _engine_c.pyx; functions of an Engine, called by Engine._line, Engine.fast and Engine.http_modern).
+# _engine_c.pyx; functions of an Engine, called by Engine._line, Engine.fast and Engine.http_modern
+# through _fast).
 #
 # Each answer is provably the line rules' own (shipcode_mcp.lines, which the pure engine runs for
 # every line); whatever it cannot prove returns 0 and the line rules judge the line.
+
+
+cdef inline bint _bytes_of(object data, const unsigned char** p, Py_ssize_t* n) noexcept:
+    """The text of a whole message or of a value compared with one (``bytes``); 0 for any other type."""
+    if type(data) is not bytes:
+        return 0
+    p[0] = <const unsigned char*>PyBytes_AS_STRING(data)
+    n[0] = PyBytes_GET_SIZE(data)
+    return 1
+
+
+cdef inline int _fast(Engine engine, const unsigned char* line, Py_ssize_t n) except -1:
+    """``_fast_line`` for a line within the limit; 0 for a longer one: the line rules' size rule is theirs
+    alone (a separate step, so that the C compiler inlines into ``_fast_line`` what it did before)."""
+    if n > engine._max:
+        return 0
+    return _fast_line(engine, line, n)
 
 
 cdef int _fast_line(Engine engine, const unsigned char* line, Py_ssize_t n) except -1:

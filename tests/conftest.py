@@ -21,7 +21,7 @@ from types import ModuleType
 
 import pytest
 from support.clients import TS_SDK
-from support.wire import default_catalogue, engine, run_server
+from support.wire import default_catalogue, engine, headerscan, run_server
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,10 +76,14 @@ def engine_module(engine_name: str) -> ModuleType:
 
 @pytest.fixture
 def served_engine(engine_module: ModuleType, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """HTTP bodies judged by the engine under test (in-process ASGI apps made after it is set up)."""
-    from shipcode_mcp.transports.http import served
+    """HTTP bodies judged by the engine under test, and headers read by its header scan (in-process ASGI
+    apps made after it is set up)."""
+    from shipcode_mcp.transports.http import asgi, headers, served
 
     monkeypatch.setattr(served, "Engine", engine_module.Engine)
+    scan = headerscan(engine_module.IMPLEMENTATION)
+    monkeypatch.setattr(headers, "plain_headers", scan.plain_headers)
+    monkeypatch.setattr(asgi, "fast_fields", scan.fast_fields)
     return engine_module
 
 

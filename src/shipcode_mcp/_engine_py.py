@@ -6,7 +6,8 @@ rules (:mod:`shipcode_mcp.lines`) and keeps the answers until they are written.
 
 - In process: ``feed(chunk)`` takes any chunking of the input and returns the answers
   completed by it; ``finish()`` ends the input (a last line without ``\\n`` is still a line).
-  ``message(body)`` judges one whole message without framing (the HTTP transport's bodies).
+  ``message(body)`` judges one whole message without framing; ``judge(parsed)`` one already parsed and
+  told apart by :func:`~shipcode_mcp.lines.envelope` (the HTTP transport's bodies).
 - Serving a sync app: ``serve(fd_in, fd_out)`` is the whole loop: big reads, one write per
   chunk read, so an answer is out before the engine blocks on input again.
 - Serving with the concurrent scheduler: ``attach(fd_out)``, then ``take(chunk)`` /
@@ -22,13 +23,11 @@ from __future__ import annotations
 import os
 from time import monotonic
 
-from .lines import LineRules
+from .lines import LineRules, envelope
 from .protocol import (
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
     FLUSH_DELAY,
-    HTTP_HEADERS_READ,
-    INVALID_REQUEST_NULL_LINE,
     READ_SIZE,
     STOP_FLUSH_IDLE_MS,
     STOP_FLUSH_PIECE,
@@ -36,12 +35,10 @@ from .protocol import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from .catalogue import Catalogue
+    from .lines import Envelope
 
 IMPLEMENTATION = "pure"
-_HEADERS_READ = frozenset(HTTP_HEADERS_READ)
 
 
 def _wait(fd: int, event: int, timeout_ms: int | None = None) -> bool:
@@ -95,7 +92,9 @@ class Engine:
             raise ValueError("max_message_bytes must be at least 1")
         self._rules = LineRules(catalogue, max_message_bytes)
         self._line = self._rules.line
+        self._judge = self._rules.judge
         self._max = max_message_bytes
+        self._limit = self._rules.limit  # the longest line worth keeping (the line rules' size rule)
         self._partial = bytearray()  # start of a line whose \n has not arrived yet
         self._skipping = False  # inside an oversize line: discard up to its \n
         self._skipped_blank = True  # whether every byte discarded so far was blank
@@ -133,25 +132,11 @@ class Engine:
         self._line(data)
         return self._drain()
 
-    @staticmethod
-    def plain_headers(raw: Any) -> dict[bytes, bytes] | None:
-        """The values of the headers of ``HTTP_HEADERS_READ`` present in ``raw`` (an ASGI header list), by
-        name, when it is plain: a list of ``(bytes, bytes)`` tuples whose names are all lower-case and
-        where none of those names repeats; else None (the caller reads the headers with more care)."""
-        if type(raw) is not list:
-            return None
-        found: dict[bytes, bytes] = {}
-        for item in raw:
-            if type(item) is not tuple or len(item) != 2:
-                return None
-            name, value = item
-            if type(name) is not bytes or type(value) is not bytes or name != name.lower():
-                return None
-            if name in _HEADERS_READ:
-                if name in found:
-                    return None
-                found[name] = value
-        return found
+    def judge(self, parsed: Envelope) -> bytes:
+        """Judge one whole message already parsed and told apart (:func:`~shipcode_mcp.lines.envelope`: an
+        HTTP body, parsed once); its answers."""
+        self._rules.judge(parsed)
+        return self._drain()
 
     def fast(self, data: bytes) -> None:
         """The compiled engine answers common messages at once here; this engine has no fast path, so
@@ -198,9 +183,9 @@ class Engine:
         return self._lines(iter(lines), rest)
 
     def _lines(self, remaining, rest: bytes) -> bool:
-        line_of = self._line
+        judge, max_bytes = self._judge, self._max  # LineRules.line, one call less per line
         for line in remaining:
-            if line_of(line):
+            if judge(envelope(line, max_bytes)):
                 self._stash = (remaining, rest)  # resumed where it stopped: nothing copied
                 return True
         if rest:
@@ -215,8 +200,7 @@ class Engine:
         if self._skipping:
             self._skip(data)
             return
-        # One byte of slack: a trailing \r does not count towards the limit.
-        if len(self._partial) + len(data) > self._max + 1:
+        if len(self._partial) + len(data) > self._limit:
             self._skipping = True
             self._skipped_blank = True
             self._skip(self._partial)
@@ -231,8 +215,7 @@ class Engine:
 
     def _end_skip(self) -> None:
         self._skipping = False
-        if not self._skipped_blank:
-            self._out.append(INVALID_REQUEST_NULL_LINE)
+        self._rules.skipped(self._skipped_blank)
 
     # -- serving -----------------------------------------------------------------------
 

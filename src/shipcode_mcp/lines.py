@@ -2,7 +2,10 @@
 
 :class:`LineRules` judges a line in the order of the server contract (README, "Behaviour
 contract") and appends its answer, if any, to ``out``. The pure engine runs every line
-through it; the compiled engine runs the lines its C fast path declines.
+through it; the compiled engine runs the lines its C fast path declines. :func:`envelope` parses
+a message and tells it apart; the HTTP transport routes a body by it, and the engine judges that
+same result (:meth:`LineRules.judge`): a body is parsed once. The size rule for a line is stated
+here once too (in :func:`envelope`; :attr:`LineRules.limit` and :meth:`LineRules.skipped` for framing).
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalogue import Catalogue
 
+    #: A message parsed and told apart: ``(kind, id_bytes, method, params, message)``. ``id_bytes`` is the
+    #: id as answers write it (None: none, or not the id of a refused message); ``method`` and ``params``
+    #: (:data:`_MISSING` when absent) are a request's or a notification's; ``message`` is the parsed JSON.
+    Envelope = tuple[int, bytes | None, str | None, object, object]
+
 
 class _Missing:
     """The type of :data:`_MISSING`."""
@@ -51,6 +59,65 @@ class _Missing:
 _MISSING = _Missing()
 #: What a request's ``params`` may be: an object, an array, or absent.
 _PARAMS_KINDS = frozenset({dict, list, _Missing})
+
+#: What a message is, as :func:`envelope` tells it apart: a request, a notification, a response from
+#: the client, or refused (an invalid envelope, text that is not JSON, a blank line).
+REQUEST, NOTIFICATION, RESPONSE, INVALID, NOT_JSON, BLANK = range(6)
+#: The kinds of a refused message.
+REFUSED = frozenset({INVALID, NOT_JSON, BLANK})
+
+
+def envelope(line: bytes, max_bytes: int) -> Envelope:
+    """Parse one message and tell it apart by the rules of the server contract (README, "Behaviour
+    contract"); what it answers is :meth:`LineRules.judge`'s.
+
+    The size rule is here once: a message over ``max_bytes`` (a trailing carriage return not counted) is
+    refused unless it is blank; the engines stop keeping a line past :attr:`LineRules.limit`, and tell
+    :meth:`LineRules.skipped`.
+    """
+    if len(line) > max_bytes and (len(line) > max_bytes + 1 or line[-1] != 13):
+        return (INVALID if line.strip(BLANK_BYTES) else BLANK), None, None, _MISSING, None
+    try:
+        message = _loads(line)
+    except JSONDecodeError as error:
+        if not line.strip(BLANK_BYTES):
+            return BLANK, None, None, _MISSING, None
+        if not is_overflow_error(error):
+            return NOT_JSON, None, None, _MISSING, None
+        try:
+            message = loads_overflowing(line)
+        except ValueError:
+            return NOT_JSON, None, None, _MISSING, None
+    try:
+        request_id = message.get("id", _MISSING)
+    except AttributeError:  # of the JSON values, only an object has get()
+        return INVALID, None, None, _MISSING, message
+    if type(request_id) is int:
+        id_bytes = b"%d" % request_id
+    elif type(request_id) is str:
+        # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
+        # output list until it is written.
+        id_bytes = b"%b" % dumps(request_id)
+    elif request_id is _MISSING:
+        id_bytes = None
+    else:
+        return INVALID, None, None, _MISSING, message
+    method = message.get("method", _MISSING)
+    params = message.get("params", _MISSING)
+    if type(method) is not str or type(params) not in _PARAMS_KINDS or message.get("jsonrpc") != "2.0":
+        if method is _MISSING and ("result" in message or "error" in message):
+            return RESPONSE, id_bytes, None, _MISSING, message
+        return INVALID, id_bytes, None, _MISSING, message
+    return (NOTIFICATION if id_bytes is None else REQUEST), id_bytes, method, params, message
+
+
+def refusal(kind: int, id_bytes: bytes | None) -> bytes:
+    """The answer to a refused message (``b""``: a blank line has none)."""
+    if kind == NOT_JSON:
+        return PARSE_ERROR_LINE
+    if kind == BLANK:
+        return b""
+    return INVALID_REQUEST_NULL_LINE if id_bytes is None else RESPONSE_HEAD + id_bytes + INVALID_REQUEST_TAIL
 
 
 class LineRules:
@@ -69,6 +136,9 @@ class LineRules:
         self.all_modern = self.modern is not None and self.modern.only
         self.catalogue = catalogue
         self.max = max_message_bytes
+        #: The longest line worth keeping while it streams in: the limit, and one byte of slack for a
+        #: trailing carriage return (the size rule of :func:`envelope`).
+        self.limit = max_message_bytes + 1
         #: Answers not yet taken by the engine, in order.
         self.out: list = []
         #: True once ``notifications/initialized`` has arrived.
@@ -80,57 +150,28 @@ class LineRules:
 
     def line(self, line: bytes) -> bool:
         """Judge one line (without its ``\\n``); true when the engine must pause its input."""
-        if len(line) > self.max and (len(line) > self.max + 1 or line[-1] != 13):
-            if line.strip(BLANK_BYTES):
-                self.out.append(INVALID_REQUEST_NULL_LINE)
-            return False
-        try:
-            message = _loads(line)
-        except JSONDecodeError as error:
-            if not line.strip(BLANK_BYTES):
-                return False
-            if not is_overflow_error(error):
-                self.out.append(PARSE_ERROR_LINE)
-                return False
-            try:
-                message = loads_overflowing(line)
-            except ValueError:
-                self.out.append(PARSE_ERROR_LINE)
-                return False
-        try:
-            request_id = message.get("id", _MISSING)
-        except AttributeError:  # of the JSON values, only an object has get()
-            self.out.append(INVALID_REQUEST_NULL_LINE)
-            return False
-        if type(request_id) is int:
-            id_bytes = b"%d" % request_id
-        elif type(request_id) is str:
-            # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
-            # output list until it is written.
-            id_bytes = b"%b" % dumps(request_id)
-        elif request_id is _MISSING:
-            id_bytes = None
-        else:
-            self.out.append(INVALID_REQUEST_NULL_LINE)
-            return False
-        method = message.get("method", _MISSING)
-        params = message.get("params", _MISSING)
-        if type(method) is not str or type(params) not in _PARAMS_KINDS or message.get("jsonrpc") != "2.0":
-            if method is _MISSING and ("result" in message or "error" in message):
+        return self.judge(envelope(line, self.max))
+
+    def skipped(self, blank: bool) -> None:
+        """A line over the limit was skipped (``blank``: every byte of it was): refused unless blank."""
+        if not blank:
+            self.out.append(refusal(INVALID, None))
+
+    def judge(self, parsed: Envelope) -> bool:
+        """Answer one message as :func:`envelope` told it apart; true when the engine must pause its input."""
+        kind, id_bytes, method, params, message = parsed
+        if kind != REQUEST:
+            if kind == NOTIFICATION:
+                if method == INITIALIZED_NOTIFICATION:
+                    self.initialized = True
+                elif method == CANCELLED_NOTIFICATION and type(params) is dict:
+                    self.session.cancel(params)
+            elif kind == RESPONSE:  # a response from the client
                 if id_bytes is not None:
                     self.session.response(id_bytes, message)
-                return False  # a response from the client
-            if id_bytes is None:
-                self.out.append(INVALID_REQUEST_NULL_LINE)
-            else:
-                self.out.extend((RESPONSE_HEAD, id_bytes, INVALID_REQUEST_TAIL))
-            return False
-        if id_bytes is None:
-            if method == INITIALIZED_NOTIFICATION:
-                self.initialized = True
-            elif method == CANCELLED_NOTIFICATION and type(params) is dict:
-                self.session.cancel(params)
-            return False  # notifications are never answered
+            elif kind != BLANK:
+                self.out.append(refusal(kind, id_bytes))
+            return False  # only requests are answered, and refused messages
         modern = self.modern
         if modern is not None:
             # 2026-07-28 when _meta names a protocol version, for its own methods, or when the app

@@ -35,21 +35,6 @@ META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
-#: The HTTP request headers read on every request (lower-case; see ``Engine.plain_headers``).
-HTTP_HEADERS_READ = (
-    b"host",
-    b"origin",
-    b"content-type",
-    b"content-encoding",
-    b"accept",
-    b"content-length",
-    b"mcp-protocol-version",
-    b"mcp-method",
-    b"mcp-name",
-    b"mcp-session-id",
-    b"authorization",
-)
-
 #: Start of every response, up to the id.
 RESPONSE_HEAD = b'{"jsonrpc":"2.0","id":'
 #: Between the id and a result body.

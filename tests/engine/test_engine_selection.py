@@ -116,5 +116,5 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
         "modern_only",
         "fast",
         "http_modern",
-        "plain_headers",
+        "judge",
     }

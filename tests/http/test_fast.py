@@ -39,9 +39,9 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """HTTP served by the compiled engine; what reached the line rules or a Python parse of a body."""
     monkeypatch.setattr(served, "Engine", engine("compiled").Engine)
     reached: list[bytes] = []
-    line, parsed = LineRules.line, posts.parsed
+    line, envelope = LineRules.line, posts.envelope
     monkeypatch.setattr(LineRules, "line", lambda self, data: reached.append(data) or line(self, data))
-    monkeypatch.setattr(posts, "parsed", lambda body: reached.append(body) or parsed(body))
+    monkeypatch.setattr(posts, "envelope", lambda body, limit: reached.append(body) or envelope(body, limit))
     return reached
 
 

@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 from support.httpwire import POST_HEADERS, Call, http, json_reply, refusal, seen, within
+from support.wire import headerscan
 
 from shipcode_mcp import Server
 
@@ -443,16 +444,16 @@ PLAIN = [(b"host", b"localhost:8000"), (b"accept", b"*/*"), (b"x-trace", b"1"), 
         (tuple(PLAIN), None),  # not a list
     ],
 )
-def test_plain_headers_are_read_in_one_pass(engine_module, raw, expected) -> None:
-    assert engine_module.Engine.plain_headers(raw) == expected
+def test_plain_headers_are_read_in_one_pass(engine_name, raw, expected) -> None:
+    assert headerscan(engine_name).plain_headers(raw) == expected
 
 
 @pytest.fixture
-def header_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The headers read through the engine under test (``Engine.plain_headers``)."""
+def header_engine(engine_name, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The headers read through the header scan of the engine under test (``plain_headers``)."""
     from shipcode_mcp.transports.http import headers
 
-    monkeypatch.setattr(headers, "_plain_headers", engine_module.Engine.plain_headers)
+    monkeypatch.setattr(headers, "plain_headers", headerscan(engine_name).plain_headers)
 
 
 def post_raw(headers: list[tuple[str, str]], **options) -> Call:

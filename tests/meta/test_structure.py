@@ -3,7 +3,8 @@ and serving imports only what it uses.
 
 Every import counts, including those inside functions and under ``TYPE_CHECKING`` blocks
 excepted (they never run). The compiled engine's imports are read from its sources in ``pyx/``: one
-extension module whose parts are checked too (their size, their listing, their twins).
+extension module whose parts are checked too (their size, their listing, their twins). The other
+extension modules built from ``pyx/`` (:data:`EXTENSIONS`) are one ``.pyx`` each, checked the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ PYX_DIR = ROOT / "pyx"
 PYX = PYX_DIR / "_engine_c.pyx"
 #: The kinds of files the compiled engine is made of (generated .c and .html files are not among them).
 PART_SUFFIXES = (".pyx", ".pxd", ".pxi", ".h")
+#: The extension modules of ``pyx/`` other than the engine, each one file, by the module it builds.
+EXTENSIONS = {"_headerscan_c.pyx": "transports.http._headerscan_c"}
 #: Modules that make up the framework an app is written with.
 FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "mrtr"}
 
@@ -67,7 +70,7 @@ def _runtime_imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
 
 def engine_parts() -> list[Path]:
     """The files of the compiled engine, by name."""
-    return sorted(path for path in PYX_DIR.iterdir() if path.suffix in PART_SUFFIXES)
+    return sorted(path for path in PYX_DIR.iterdir() if path.suffix in PART_SUFFIXES and path.name not in EXTENSIONS)
 
 
 def engine_source() -> str:
@@ -85,6 +88,8 @@ def import_graph() -> dict[str, set[str]]:
     modules = set(graph)
     pyx_imports = set(re.findall(r"^from shipcode_mcp\.([\w.]+) import", engine_source(), re.MULTILINE))
     graph["_engine_c"] = pyx_imports
+    for name, module in EXTENSIONS.items():
+        graph[module] = set(re.findall(r"^from shipcode_mcp\.([\w.]+) import", (PYX_DIR / name).read_text(), re.M))
     return {name: {target for target in targets if target in modules} for name, targets in graph.items()}
 
 
@@ -129,7 +134,7 @@ def test_the_compiled_engine_imports_no_private_name_of_the_pure_engine() -> Non
 
 
 def test_no_file_of_the_package_or_the_compiled_engine_is_over_800_lines() -> None:
-    files = [*PACKAGE.rglob("*.py"), *engine_parts()]
+    files = [*PACKAGE.rglob("*.py"), *engine_parts(), *(PYX_DIR / name for name in EXTENSIONS)]
     sizes = {str(path.relative_to(ROOT)): len(path.read_text().splitlines()) for path in files}
     assert {name: size for name, size in sizes.items() if size > 800} == {}
 
@@ -177,14 +182,16 @@ TWINS = (
     ("pyx/escape.pxi", "_write_escaped", "shipcode_mcp.jsontext.dumps"),
     ("pyx/escape.pxi", "_escaped_size", "shipcode_mcp.jsontext.dumps"),
     ("pyx/fdio.pxi", "_wait", "shipcode_mcp._engine_py._wait"),
-    ("pyx/http_headers.pxi", "_header_value", "shipcode_mcp.transports.http.headers.clean_value"),
+    ("pyx/_headerscan_c.pyx", "plain_headers", "shipcode_mcp.transports.http._headerscan_py.plain_headers"),
+    ("pyx/_headerscan_c.pyx", "_header_value", "shipcode_mcp.transports.http._headerscan_py.header_value"),
+    ("pyx/_headerscan_c.pyx", "fast_fields", "shipcode_mcp.transports.http._headerscan_py.fast_fields"),
 )
 
 
 def _compiled_doc(path: str, name: str) -> str:
     """The docstring of a compiled function or class (its first lines after the signature)."""
     text = (ROOT / path).read_text()
-    signature = rf"^\s*cdef (?:class |[\w* ]+ ){name}\b[^\"]*?:\n"  # over one line or more
+    signature = rf"^\s*(?:cdef (?:class |[\w* ]+ )|def ){name}\b[^\"]*?:\n"  # over one line or more
     found = re.search(signature + r'\s*"""(.*?)"""', text, re.MULTILINE | re.DOTALL)
     assert found, f"{name} in {path}"
     return " ".join(found.group(1).split())
@@ -230,7 +237,7 @@ LAYERS = (
     "compat.serving defaults app transports transports.http transports.http.asgi transports.http.posts "
     "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.served "
     "transports.http.exchange transports.http.serve transports.http.connection transports.http.direct "
-    "transports.http.headers "
+    "transports.http.headers transports.http._headerscan transports.http._headerscan_c transports.http._headerscan_py "
     "transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
     "transports.workers limits lifespan "
     "_engine _engine_py "
@@ -246,7 +253,7 @@ def module_named(path: str) -> str:
     """The module a path in the layout table names: ``transports/http/asgi.py`` is
     ``transports.http.asgi``, ``transports/http/__init__.py`` ``transports.http``."""
     if path.startswith("pyx/"):
-        return Path(path).stem
+        return EXTENSIONS.get(Path(path).name, Path(path).stem)
     return path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
 

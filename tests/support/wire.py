@@ -28,6 +28,11 @@ def engine(name: str) -> ModuleType:
     return importlib.import_module(ENGINE_MODULES[name])
 
 
+def headerscan(name: str) -> ModuleType:
+    """The HTTP header scan of the engine called ``name``: its compiled or pure twin (import errors propagate)."""
+    return importlib.import_module(f"shipcode_mcp.transports.http._headerscan_{'c' if name == 'compiled' else 'py'}")
+
+
 def engine_env(engine_name: str) -> dict[str, str]:
     """Environment that makes ``shipcode-mcp`` run the given engine, and no other.
 

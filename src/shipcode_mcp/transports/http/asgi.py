@@ -29,25 +29,26 @@ from ...limits import (
     check_count,
     check_seconds,
 )
+from ...lines import REQUEST
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     LEGACY_VERSIONS,
-    PARSE_ERROR_LINE,
     RESPONSE_HEAD,
     RpcError,
     error_tail,
 )
 from ..workers import WorkerPool
 from . import replies
+from ._headerscan import fast_fields
 from .auth import WELL_KNOWN, BearerAuth, bearer_token
 from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
 from .direct import DirectPath
 from .exchange import ANSWER, END, LINE, Gate
 from .guard import REFUSALS, Guard, accepts, post_verdict
 from .headers import RequestHeaders, check_request, mismatch
-from .posts import INVALID, REQUEST, Post
+from .posts import Post
 from .served import Served, fast_path
 from .sessions import (
     DEFAULT_MAX_SESSIONS,
@@ -315,10 +316,9 @@ class McpHttpApp:
                 await send(start)
                 await send(end)
                 return
-        post = Post(receive, send, headers, body, json_ok, stream_ok, caller)
-        if post.kind == INVALID:
-            answer = shared.judge(body) if post.message is not None or body.strip() else b""
-            await replies.reply(send, 400, answer or PARSE_ERROR_LINE)
+        post = Post(receive, send, headers, body, json_ok, stream_ok, caller, self.max)
+        if post.refusal is not None:
+            await replies.reply(send, 400, post.refusal)
             return
         try:
             version = headers.one(b"mcp-protocol-version", "MCP-Protocol-Version")
@@ -344,11 +344,14 @@ class McpHttpApp:
     ) -> tuple[bytes, list[tuple[bytes, bytes]] | None] | None:
         """The compiled fast path: ``(answer, extra headers)`` of a 2026-07-28 request, or of a request of a
         legacy session, that it answers with a result at once; None when the request is to be judged in full."""
-        version = first.get(b"mcp-protocol-version")
         if shared.http_modern is not None:
-            answer = shared.http_modern(body, version, first.get(b"mcp-method"), first.get(b"mcp-name"))
-            if answer is not None:
-                return answer, None
+            fields = fast_fields(first)
+            if fields is not None:
+                version, method, name = fields
+                answer = shared.http_modern(body, version, method, name)
+                if answer is not None:
+                    return answer, None
+        version = first.get(b"mcp-protocol-version")
         session_id = first.get(b"mcp-session-id")
         if (
             session_id is None
@@ -381,7 +384,7 @@ class McpHttpApp:
         if self.gate.full():
             await self.gate.wait()
         exchange = shared.exchange()
-        await self.deliver(post, exchange, shared.judge(post.body, exchange), True, None)
+        await self.deliver(post, exchange, shared.judge(post.parsed, exchange), True, None)
 
     async def listen(self, post: Post) -> None:
         """``subscriptions/listen``: a catalogue of its own, whose notifications all go to this stream.
@@ -399,7 +402,7 @@ class McpHttpApp:
         served.runtime.standalone = lambda line: exchange.put(LINE, line)
         self.listening += 1
         try:
-            answer = served.judge(post.body, exchange)
+            answer = served.judge(post.parsed, exchange)
             if answer:
                 await self.at_once_answer(post, replies.modern_status(answer, post.rid), answer, None)
                 return
@@ -432,7 +435,7 @@ class McpHttpApp:
             if self.gate.full():
                 await self.gate.wait()
             exchange = session.served.exchange()
-            answer = session.served.judge(post.body, exchange)
+            answer = session.served.judge(post.parsed, exchange)
             if post.kind != REQUEST:
                 await replies.reply(post.send, 202, b"", extra)
             elif opening and replies.error_code(answer, post.rid) is not None:

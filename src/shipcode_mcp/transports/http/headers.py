@@ -14,25 +14,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from functools import lru_cache
 
-from ..._engine import Engine
-from ...protocol import HTTP_HEADERS_READ, META_VERSION, RpcError
+from ...protocol import META_VERSION, RpcError
 from ...schema import header_parameters
+from ._headerscan import HEADERS_READ, header_value, plain_headers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_plain_headers = Engine.plain_headers
-_READ = frozenset(HTTP_HEADERS_READ)
+_READ = frozenset(HEADERS_READ)
 #: The code of HeaderMismatch errors.
 HEADER_MISMATCH = -32020
 #: Methods whose ``Mcp-Name`` header is required, and the params member it mirrors.
 NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-#: A character a header value may not hold: anything but visible ASCII, space and tab.
-_INVALID_CHARACTER = re.compile(rb"[^\t\x20-\x7e]")
 _SENTINEL_OPEN = "=?base64?"
 _SENTINEL_CLOSE = "?="
 
@@ -57,9 +53,9 @@ ONCE_ONLY = {
 class RequestHeaders:
     """The request's headers by lower-case name, values as bytes (a name may repeat).
 
-    The headers read on every request (``HTTP_HEADERS_READ``) are found at once, in one pass of the
-    engine's (:meth:`Engine.plain_headers`); the whole list is read by name only when it is not
-    plain (names not lower-case, one of those repeated) or another header is asked for.
+    The headers read on every request (``HEADERS_READ``) are found at once, in one pass of the header scan
+    (:func:`~shipcode_mcp.transports.http._headerscan.plain_headers`); the whole list is read by name only
+    when it is not plain (names not lower-case, one of those repeated) or another header is asked for.
     """
 
     __slots__ = ("raw", "first", "repeated", "whole")
@@ -68,7 +64,7 @@ class RequestHeaders:
         if type(raw) is not list:
             raw = list(raw)
         self.raw = raw
-        plain = _plain_headers(raw)
+        plain = plain_headers(raw)
         #: Each name's later values, when a name repeats (None: none does, or not read yet).
         self.repeated: dict[bytes, list[bytes]] | None = None
         if plain is None:
@@ -127,12 +123,11 @@ class RequestHeaders:
 
 @lru_cache(maxsize=256)
 def clean_value(value: bytes) -> str | None:
-    """A header value as text, trimmed; None when it holds characters outside visible ASCII, space and tab.
-    Remembered: a client sends the same few values again and again. Compiled twin: ``_header_value`` in
-    ``pyx/http_headers.pxi``."""
-    if _INVALID_CHARACTER.search(value):
-        return None
-    return value.decode("ascii").strip(" \t")
+    """A header value as text, trimmed; None when it holds characters outside visible ASCII, space and tab
+    (the header scan's :func:`~shipcode_mcp.transports.http._headerscan.header_value`). Remembered: a
+    client sends the same few values again and again."""
+    text = header_value(value)
+    return None if text is None else text.decode("ascii")
 
 
 def decoded(value: str, shown: str) -> str:

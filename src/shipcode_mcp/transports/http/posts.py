@@ -1,54 +1,21 @@
-"""One POST: its body parsed and told apart as the line rules would.
+"""One POST: its body parsed and told apart once, by the line rules (:func:`~shipcode_mcp.lines.envelope`).
 
-What a body is decides where it goes (a session, the 2026-07-28 catalogue, a refusal); its
-answer's bytes always come from the line rules themselves.
+What a body is decides where it goes (a session, the 2026-07-28 catalogue, a refusal); the engine then
+judges that same parse (``Engine.judge``), so its answer's bytes are the line rules' own.
 """
 
 from __future__ import annotations
 
-from orjson import JSONDecodeError, loads
-
-from ...jsontext import id_text, is_overflow_error, loads_overflowing
+from ...lines import REFUSED, REQUEST, envelope, refusal
+from ...protocol import PARSE_ERROR_LINE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from ...lines import Envelope
     from .headers import RequestHeaders
-
-_PARAMS_KINDS = (dict, list)
-#: Envelope kinds of a parsed body, as the line rules tell them apart.
-REQUEST, NOTIFICATION, RESPONSE, INVALID = range(4)
-
-
-def envelope(message: Any) -> int:
-    """What a parsed body is, by the line rules' envelope checks (their answers stay theirs)."""
-    if type(message) is not dict:
-        return INVALID
-    request_id = message.get("id")
-    if "id" in message and type(request_id) is not int and type(request_id) is not str:
-        return INVALID
-    method = message.get("method")
-    params = message.get("params", None)
-    if type(method) is not str or ("params" in message and type(params) not in _PARAMS_KINDS):
-        return RESPONSE if "method" not in message and ("result" in message or "error" in message) else INVALID
-    if message.get("jsonrpc") != "2.0":
-        return INVALID
-    return REQUEST if "id" in message else NOTIFICATION
-
-
-def parsed(body: bytes) -> Any:
-    """The body as JSON (orjson, with the line rules' fallback for overflowing numbers); None if it is not."""
-    try:
-        return loads(body)
-    except JSONDecodeError as error:
-        if is_overflow_error(error):
-            try:
-                return loads_overflowing(body)
-            except ValueError:
-                return None
-        return None
 
 
 class Post:
@@ -59,8 +26,10 @@ class Post:
         "send",
         "headers",
         "body",
+        "parsed",
         "message",
         "kind",
+        "refusal",
         "method",
         "rid",
         "json_ok",
@@ -77,17 +46,26 @@ class Post:
         json_ok: bool,
         stream_ok: bool,
         caller: Any,
+        max_bytes: int,
     ) -> None:
         self.receive = receive
         self.send = send
         self.headers = headers
         self.body = body
-        self.message = parsed(body)
-        self.kind = envelope(self.message)
+        #: The body parsed and told apart: what the engine judges (``Served.judge``).
+        self.parsed: Envelope = envelope(body, max_bytes)
+        kind, id_bytes, method, _, message = self.parsed
+        #: The body as JSON (None when it is not JSON).
+        self.message: Any = message
+        #: What the body is: a kind of :mod:`shipcode_mcp.lines` (``REQUEST``, ``NOTIFICATION``, ...).
+        self.kind = kind
+        #: The line rules' answer to a refused body (a blank one, which they leave unanswered, is a parse
+        #: error here); None when the body is a message to judge.
+        self.refusal = (refusal(kind, id_bytes) or PARSE_ERROR_LINE) if kind in REFUSED else None
         #: The method of a request (None otherwise).
-        self.method = self.message["method"] if self.kind == REQUEST else None
+        self.method = method if kind == REQUEST else None
         #: The request id as answers write it (``null`` when it has none).
-        self.rid = (id_text(self.message.get("id")) if self.kind == REQUEST else None) or b"null"
+        self.rid = (id_bytes if kind == REQUEST else None) or b"null"
         self.json_ok = json_ok
         self.stream_ok = stream_ok
         self.caller = caller

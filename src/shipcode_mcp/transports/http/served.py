@@ -1,7 +1,8 @@
 """An app's catalogue served over HTTP: what judges its messages, and its session's runtime.
 
 Each body is judged as a stdio line is, so its answer is the stdio server's bytes: by the engine
-itself (``Engine.message``: the compiled fast path, then the line rules); on the stateless endpoint
+itself (the compiled fast path, ``Engine.http_modern`` and ``Engine.fast``, then the line rules on the
+body parsed once, ``Engine.judge``); on the stateless endpoint
 every request is judged by 2026-07-28's rules (``Engine.modern_only``).
 2026-07-28 requests share one ``Served`` (they carry their state); each legacy session and each
 ``subscriptions/listen`` stream has its own.
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ...app import Server
+    from ...lines import Envelope
     from ..workers import WorkerPool
     from .exchange import Gate
 
@@ -56,19 +58,20 @@ class Served:
                 self.http_modern = engine.http_modern
         elif fast:
             self.fast = engine.fast
-        self._judge = engine.message
+        self._judge = engine.judge
         self.runtime = Runtime(self.catalogue.session, pool, gate, standalone)
 
     def exchange(self) -> Exchange:
         """A new exchange for a request to this catalogue."""
         return Exchange()
 
-    def judge(self, body: bytes, exchange: Exchange | None = None) -> bytes:
-        """Judge one message for ``exchange``; the answer given at once (``b""``: none, or later)."""
+    def judge(self, parsed: Envelope, exchange: Exchange | None = None) -> bytes:
+        """Judge one message, parsed and told apart (:func:`~shipcode_mcp.lines.envelope`), for ``exchange``;
+        the answer given at once (``b""``: none, or later)."""
         self.runtime.serving()
         token = CURRENT.set(exchange)
         try:
-            return self._judge(body)
+            return self._judge(parsed)
         finally:
             CURRENT.reset(token)
 
