@@ -234,7 +234,7 @@ LAYERS = (
     "_engine _engine_py "
     "_engine_c lines catalogue tasks redisstore taskstore eras prompts templates handlers session context mrtr "
     "requeststate extensions "
-    "typed schema results media "
+    "typed schema results pagination media "
     "errors protocol "
     "jsontext _log _version"
 ).split()

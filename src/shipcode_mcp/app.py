@@ -66,8 +66,13 @@ class Server:
         list_changed: bool = False,
         strict: bool = True,
         extensions: Sequence[Extension] = (),
+        list_page_size: int | None = None,
     ) -> None:
         self.name = name
+        if list_page_size is not None and (type(list_page_size) is not int or list_page_size < 1):
+            raise ValueError("list_page_size must be a whole number, 1 or more (None: lists in one page)")
+        #: How many items a page of ``tools/list`` and the other lists holds (None: one page).
+        self.list_page_size = list_page_size
         #: The tools' default validation: True converts nothing; False is pydantic's lax mode (see :meth:`tool`).
         self.strict = strict
         self.version = version
