@@ -6,7 +6,6 @@ page size or when a list fits in one page."""
 from __future__ import annotations
 
 import pytest
-from orjson import dumps
 from wire import engine, request
 
 from shipcode_mcp import Server

@@ -229,7 +229,7 @@ LAYERS = (
     "__main__ __init__ cli target defaults app transports transports.http transports.http.asgi transports.http.posts "
     "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.served "
     "transports.http.exchange transports.http.serve transports.http.connection transports.http.headers "
-    "transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
+    "transports.http.guard transports.http.replies skills folder transports.stdio transports.scheduler transports.signals "
     "transports.workers limits "
     "_engine _engine_py "
     "_engine_c lines catalogue tasks redisstore taskstore eras prompts templates handlers session context mrtr "

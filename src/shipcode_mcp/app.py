@@ -373,6 +373,24 @@ class Server:
             self._changed("resources")
         return added
 
+    def add_skills(self, directory: str | os.PathLike[str]) -> list[Any]:
+        """Serve the skills of ``directory`` (the ``io.modelcontextprotocol/skills`` extension, see
+        :mod:`shipcode_mcp.skills`): each file read now, once, as a ``skill://`` resource. Returns the skills."""
+        from .skills import SKILLS, Skills, load_skills
+
+        skills = load_skills(directory)
+        extension = self.extensions.get(SKILLS)
+        if extension is None:
+            extension = self.add_extension(Skills())
+        extension.add(skills)
+        for skill in skills:
+            for file in skill.files:
+                if file.uri in self.resources:
+                    raise ValueError(f"a resource with uri {file.uri!r} is already registered")
+                self.resources[file.uri] = file
+        self._changed("resources")
+        return skills
+
     def catalogue(self) -> Catalogue:
         """Compile the app into the data the engines serve."""
         from .catalogue import Catalogue
