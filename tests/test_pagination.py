@@ -1,11 +1,12 @@
-"""Lists in pages (``Server(list_page_size=N)``, ``shipcode_mcp.pagination``), on both engines fed in-process, whole
-bytes: each list walked page by page in both eras (the caching hints on every 2026-07-28 page), cursors that are the
-same in every process, an invalid cursor and one of a list that has changed refused, today's bytes kept without a
-page size or when a list fits in one page."""
+"""Lists in pages (``Server(list_page_size=N)``, ``shipcode_mcp.pagination``), on both engines fed in-process (and one
+page over HTTP), whole bytes: each list walked page by page in both eras (the caching hints on every 2026-07-28
+page), cursors that are the same in every process, an invalid cursor and one of a list that has changed refused,
+today's bytes kept without a page size or when a list fits in one page."""
 
 from __future__ import annotations
 
 import pytest
+from httpwire import http, json_reply, modern_body, modern_headers, seen, within
 from wire import engine, request
 
 from shipcode_mcp import Server
@@ -74,17 +75,20 @@ def test_resources_templates_and_prompts_in_pages(engine_name: str) -> None:
     server = served(engine_name, app_of("ab"))
     first = server.feed(request("resources/list"))
     assert first == (
-        b'{"jsonrpc":"2.0","id":1,"result":{"resources":[{"uri":"mem://x","name":"x","mimeType":"text/plain"},{"uri":"mem://y","name":"y","mimeType":"text/plain"}],'
+        b'{"jsonrpc":"2.0","id":1,"result":{"resources":[{"uri":"mem://x","name":"x","mimeType":"text/plain"},'
+        b'{"uri":"mem://y","name":"y","mimeType":"text/plain"}],'
         b'"nextCursor":"%s"}}\n' % AFTER_Y.encode()
     )
     assert server.feed(request("resources/list", {"cursor": AFTER_Y}, 2)) == (
         b'{"jsonrpc":"2.0","id":2,"result":{"resources":[{"uri":"mem://z","name":"z","mimeType":"text/plain"}]}}\n'
     )
     assert server.feed(request("resources/templates/list", None, 3)) == (
-        b'{"jsonrpc":"2.0","id":3,"result":{"resourceTemplates":[{"uriTemplate":"log://{day}","name":"log","mimeType":"text/plain"}]}}\n'
+        b'{"jsonrpc":"2.0","id":3,"result":{"resourceTemplates":'
+        b'[{"uriTemplate":"log://{day}","name":"log","mimeType":"text/plain"}]}}\n'
     )
     assert server.feed(request("prompts/list", {"_meta": MODERN}, 4)) == (
-        b'{"jsonrpc":"2.0","id":4,"result":{"prompts":[{"name":"greet","description":""},{"name":"plan","description":""}],'
+        b'{"jsonrpc":"2.0","id":4,"result":{"prompts":[{"name":"greet","description":""},'
+        b'{"name":"plan","description":""}],'
         b'"nextCursor":"%s",' % AFTER_PLAN.encode() + HINTS + b"}}\n"
     )
     assert server.feed(request("prompts/list", {"cursor": AFTER_PLAN, "_meta": MODERN}, 5)) == (
@@ -131,3 +135,10 @@ def test_the_page_size_is_checked() -> None:
     for size in (0, -1, 2.0, "2"):
         with pytest.raises(ValueError, match=r"^list_page_size must be a whole number, 1 or more"):
             Server("paged", list_page_size=size)
+
+
+def test_a_page_over_http() -> None:
+    app = app_of("abcde")
+    body = modern_body("tools/list", {"cursor": AFTER_D})
+    call = within(http(app.http_app(), "POST", body, modern_headers("tools/list")))
+    assert seen(call) == json_reply(200, b'{"jsonrpc":"2.0","id":1,"result":' + tools("e") + b"," + HINTS + b"}}\n")

@@ -1,7 +1,7 @@
-"""The skills extension (``shipcode_mcp.skills``), on both engines fed in-process, whole bytes: ``skills/list``,
-``skills/get`` and the ``skill://`` resources with their SHA-256 in both eras, ``--skills DIR`` on the command line;
-what a skills folder may not hold (a symlink leading out, too large a file, a SKILL.md without its front matter or with
-a name that is not its directory's)."""
+"""The skills extension (``shipcode_mcp.skills``), on both engines fed in-process (and over HTTP, with its Mcp-Name
+header), whole bytes: ``skills/list``, ``skills/get`` and the ``skill://`` resources with their SHA-256 in both eras,
+``--skills DIR`` on the command line; what a skills folder may not hold (a symlink leading out, too large a file, a
+SKILL.md without its front matter or with a name that is not its directory's)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import subprocess
 
 import pytest
+from httpwire import http, json_reply, modern_body, modern_headers, seen, within
 from wire import SERVER_COMMAND, engine, engine_env, request
 
 from shipcode_mcp import Server
@@ -127,3 +128,19 @@ def test_skills_from_the_command_line(engine_name: str, folder) -> None:
         timeout=60,
     )
     assert (done.stdout, done.returncode) == (LISTED, 0)
+
+
+def test_skills_get_over_http(folder) -> None:
+    app = Server("sk", version="1.0.0")
+    app.add_skills(folder)
+    body = modern_body("skills/get", {"name": "pdf"})
+    call = within(http(app.http_app(), "POST", body, modern_headers("skills/get", "pdf")))
+    assert seen(call) == json_reply(
+        200, b'{"jsonrpc":"2.0","id":1,"result":' + GOT + b',"resultType":"complete",' + SERVER + b"}}\n"
+    )
+    call = within(http(app.http_app(), "POST", body, modern_headers("skills/get", "docx")))
+    assert seen(call) == json_reply(
+        400,
+        b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name header value '
+        b"'docx' does not match body value 'pdf'\"}}\n",
+    )

@@ -379,15 +379,15 @@ class Server:
         from .skills import SKILLS, Skills, load_skills
 
         skills = load_skills(directory)
+        files = [file for skill in skills for file in skill.files]
+        for file in files:
+            if file.uri in self.resources:
+                raise ValueError(f"a resource with uri {file.uri!r} is already registered")
         extension = self.extensions.get(SKILLS)
         if extension is None:
             extension = self.add_extension(Skills())
         extension.add(skills)
-        for skill in skills:
-            for file in skill.files:
-                if file.uri in self.resources:
-                    raise ValueError(f"a resource with uri {file.uri!r} is already registered")
-                self.resources[file.uri] = file
+        self.resources.update((file.uri, file) for file in files)
         self._changed("resources")
         return skills
 
