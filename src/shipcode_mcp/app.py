@@ -67,6 +67,7 @@ class Server:
         strict: bool = True,
         extensions: Sequence[Extension] = (),
         lifespan: Callable[[Server], Any] | None = None,
+        list_page_size: int | None = None,
     ) -> None:
         self.name = name
         #: ``lifespan(server)``: an async context manager entered once per process before the first
@@ -75,6 +76,10 @@ class Server:
         self.lifespan = lifespan
         #: The lifespan while it runs in this process (a :class:`~shipcode_mcp.lifespan.Lifespan`), else None.
         self.running_lifespan: Any = None
+        if list_page_size is not None and (type(list_page_size) is not int or list_page_size < 1):
+            raise ValueError("list_page_size must be a whole number, 1 or more (None: lists in one page)")
+        #: How many items a page of ``tools/list`` and the other lists holds (None: one page).
+        self.list_page_size = list_page_size
         #: The tools' default validation: True converts nothing; False is pydantic's lax mode (see :meth:`tool`).
         self.strict = strict
         self.version = version
@@ -374,6 +379,24 @@ class Server:
         if added:
             self._changed("resources")
         return added
+
+    def add_skills(self, directory: str | os.PathLike[str]) -> list[Any]:
+        """Serve the skills of ``directory`` (the ``io.modelcontextprotocol/skills`` extension, see
+        :mod:`shipcode_mcp.skills`): each file read now, once, as a ``skill://`` resource. Returns the skills."""
+        from .skills import SKILLS, Skills, load_skills
+
+        skills = load_skills(directory)
+        files = [file for skill in skills for file in skill.files]
+        for file in files:
+            if file.uri in self.resources:
+                raise ValueError(f"a resource with uri {file.uri!r} is already registered")
+        extension = self.extensions.get(SKILLS)
+        if extension is None:
+            extension = self.add_extension(Skills())
+        extension.add(skills)
+        self.resources.update((file.uri, file) for file in files)
+        self._changed("resources")
+        return skills
 
     def catalogue(self) -> Catalogue:
         """Compile the app into the data the engines serve."""

@@ -51,6 +51,8 @@ UNKNOWN_TOOL = "Unknown tool"
 _NO_ARGUMENTS: dict[str, Any] = {}  # missing "arguments" counts as {} (never mutated)
 _EMPTY = b"{}"
 _NO_COMPLETIONS = b'{"completion":{"values":[]}}'
+#: The member of a list's items its cursors name them by (see :mod:`shipcode_mcp.pagination`).
+LISTED_BY = {"tools": "name", "resources": "uri", "resourceTemplates": "uriTemplate", "prompts": "name"}
 #: ``completion/complete`` answers at most this many values (and says how many there are).
 MAX_COMPLETIONS = 100
 
@@ -76,6 +78,11 @@ def complete_with(func: Callable[..., Any], name: str, value: str, chosen: dict[
     if context_name is not None:
         return Deferred(lambda ctx: completion_body(func(name, value, chosen, **{context_name: ctx})), INLINE, token)
     return completion_body(func(name, value, chosen))
+
+
+def _keep(body: bytes) -> bytes:
+    """A legacy list page's body, as it is."""
+    return body
 
 
 def constant_answer(result: dict[str, Any]) -> bytes:
@@ -272,13 +279,11 @@ class Catalogue:
                 else self.initialize
             )
         routes["ping"] = constant_answer({})
-        routes["tools/list"] = constant_answer(listings["tools/list"])
+        for method, listing in listings.items():
+            routes[method] = self._listed(listing, constant_answer, _keep)
         routes["tools/call"] = self.call_tool
-        routes["resources/list"] = constant_answer(listings["resources/list"])
         routes["resources/read"] = self.read_resource
-        routes["resources/templates/list"] = constant_answer(listings["resources/templates/list"])
         if serves_prompts:
-            routes["prompts/list"] = constant_answer(listings["prompts/list"])
             routes["prompts/get"] = self.get_prompt
         if self.completions:
             routes["completion/complete"] = self.complete
@@ -325,7 +330,7 @@ class Catalogue:
             discover["instructions"] = self.app.instructions
         routes: dict[str, Any] = {"server/discover": era.constant(discover, True)}
         for method, listing in listings.items():
-            routes[method] = era.constant(listing, True)
+            routes[method] = self._listed(listing, lambda result: era.constant(result, True), era.finish_cacheable)
         routes["tools/call"] = ModernRoute(era, "tools/call", self.routes["tools/call"], False)
         routes["resources/read"] = ModernRoute(era, "resources/read", self.read_resource, True)
         if "prompts/list" in listings:
@@ -337,6 +342,18 @@ class Catalogue:
                 routes[method] = ModernRoute(era, method, handler, False)
         era.routes.clear()
         era.routes.update(routes)
+
+    def _listed(
+        self, listing: dict[str, Any], constant: Callable[[Any], bytes], finish: Callable[[bytes], bytes]
+    ) -> Any:
+        """The route of a list: its constant answer, or its pages when it is longer than the app's page size."""
+        size = self.app.list_page_size
+        [(member, items)] = listing.items()
+        if size is None or len(items) <= size:
+            return constant(listing)
+        from .pagination import Pages
+
+        return Pages(member, items, LISTED_BY[member], size, finish)
 
     def initialize_result(self, version: str) -> bytes:
         """The ``initialize`` result body for one legacy version."""

@@ -129,6 +129,7 @@ class Options:
         self.log_level = _log.DEFAULT_LEVEL
         self.target: str | None = None
         self.resources: list[str] = []
+        self.skills: list[str] = []
         self.max_resource_bytes: int | None = None
         self.protocol_versions: tuple[str, ...] | None = None
         self.http: tuple[str, int] | None = None
@@ -278,6 +279,17 @@ def build_parser():  # -> argparse.ArgumentParser
         ),
     )
     parser.add_argument(
+        "--skills",
+        action="append",
+        metavar="DIR",
+        help=(
+            "also serve the skills of DIR (repeatable): one directory per skill, with a SKILL.md whose "
+            "front matter names it and describes it; skills/list, skills/get and skill://NAME/PATH "
+            "resources (the io.modelcontextprotocol/skills extension). Read once at start-up, within "
+            "bounds; a symlink leading out of DIR is refused"
+        ),
+    )
+    parser.add_argument(
         "--max-resource-bytes",
         type=_size,
         metavar="N",
@@ -391,14 +403,15 @@ def build_app(args: Options):  # -> Server
         if written_for is not None:
             sys.stderr.write(f"shipcode-mcp: serving an app written for {written_for}\n")
     if not isinstance(app, Server):  # a host app (Starlette, FastAPI) mounting a server: served as it is
-        if args.resources or args.protocol_versions:
-            raise TargetError("--resources and --protocol-versions are for a server, not for a host ASGI app")
+        if args.resources or args.skills or args.protocol_versions:
+            raise TargetError("--resources, --skills and --protocol-versions are for a server, not for a host ASGI app")
         return app
-    if args.resources or args.protocol_versions:
+    if args.resources or args.skills or args.protocol_versions:
         import copy
 
         app = copy.copy(app)  # the app object itself stays as its module defined it
         app.resources = dict(app.resources)
+        app.extensions = dict(app.extensions)
     if args.protocol_versions:
         app.protocol_versions = check_versions(args.protocol_versions)
     for directory in args.resources:
@@ -406,6 +419,11 @@ def build_app(args: Options):  # -> Server
             app.add_resource_folder(directory, args.max_resource_bytes)
         except OSError as error:
             raise TargetError(f"--resources {directory}: {error.strerror or error}") from None
+    for directory in args.skills:
+        try:
+            app.add_skills(directory)
+        except (OSError, ValueError) as error:
+            raise TargetError(f"--skills {directory}: {error}") from None
     return app
 
 

@@ -115,6 +115,10 @@ class ModernEra:
         tail = self.cacheable if cacheable else self.complete
         return b"{" + tail if body == b"{}" else body[:-1] + b"," + tail
 
+    def finish_cacheable(self, body: bytes) -> bytes:
+        """A cacheable result body (a list page) with the members every modern result carries."""
+        return self.finish(body, True)
+
     def constant(self, result: dict[str, Any], cacheable: bool) -> bytes:
         """The bytes after the id of a modern result that never changes."""
         return RESULT_MID + self.finish(dumps(result), cacheable) + RESULT_TAIL

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from pydantic import BaseModel
 from support.httpserver import free_port
 from support.httpwire import POST_HEADERS, Call, events, http, modern_body, modern_headers, within
-from pydantic import BaseModel
 from support.wire import SERVER_COMMAND, call, engine_env, notification, request, result, text
 
 from shipcode_mcp import Context, Server
