@@ -13,11 +13,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from support import conformance as harness
 import pytest
+from support import conformance as harness
 from support.redisserver import NO_REDIS, RedisServer, have_redis
-from test_conformance import TASK_SCENARIOS
 from support.wire import engine_env
+from test_conformance import TASK_SCENARIOS
 
 #: What the suite skips, and why.
 SKIPPED_BY_THE_SUITE = {

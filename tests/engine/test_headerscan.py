@@ -4,8 +4,8 @@ same answers."""
 from __future__ import annotations
 
 import pytest
-from test_engine_selection import python, selector_env
 from support.wire import headerscan
+from test_engine_selection import python, selector_env
 
 # -- the header scan: compiled by default, the same answers from both twins ---------------------------------
 
