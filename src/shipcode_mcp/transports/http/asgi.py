@@ -30,6 +30,7 @@ from ...limits import (
 )
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    INITIALIZED_NOTIFICATION,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     LEGACY_VERSIONS,
@@ -45,7 +46,7 @@ from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
 from .exchange import ANSWER, END, LINE, Gate
 from .guard import REFUSALS, Guard, accepts, post_verdict
 from .headers import RequestHeaders, check_request, mismatch
-from .posts import INVALID, REQUEST, Post
+from .posts import INVALID, NOTIFICATION, REQUEST, Post
 from .served import Served
 from .sessions import (
     DEFAULT_MAX_SESSIONS,
@@ -328,9 +329,12 @@ class McpHttpApp:
         ):
             return None
         session = self.sessions.get(session_id.decode("latin-1"), caller)
-        if session is None or session.served.fast is None:
+        if session is None:
             return None
-        answer = session.served.fast(body)
+        fast = (session.served or self.sessions.shared).fast  # a plain call reads nothing of its session
+        if fast is None:
+            return None
+        answer = fast(body)
         return None if answer is None else (answer, [(b"mcp-session-id", session_id)])
 
     async def modern_post(self, post: Post) -> None:
@@ -401,8 +405,19 @@ class McpHttpApp:
         try:
             if self.gate.full():
                 await self.gate.wait()
-            exchange = session.served.exchange()
-            answer = session.served.judge(post.body, exchange)
+            if opening:  # judged where it records nothing: the session keeps what the client declared
+                session.declared = post.message.get("params")
+                served = self.sessions.shared
+            elif (
+                session.served is None
+                and post.kind == NOTIFICATION
+                and post.message["method"] == INITIALIZED_NOTIFICATION
+            ):
+                served = self.sessions.shared
+            else:
+                served = session.own()
+            exchange = served.exchange()
+            answer = served.judge(post.body, exchange)
             if post.kind != REQUEST:
                 await replies.reply(post.send, 202, b"", extra)
             elif opening and replies.error_code(answer, post.rid) is not None:
@@ -550,7 +565,7 @@ class McpHttpApp:
         if session.stream is not None:
             await replies.refuse(send, 409, INVALID_REQUEST, "Conflict: the session's stream is already open")
             return
-        exchange = session.stream = session.served.exchange()
+        exchange = session.stream = session.own().exchange()
         try:
             await replies.open_stream(send, [(b"mcp-session-id", session.id.encode())])
             await self.pump(receive, send, exchange, cancel=False, keepalive=True)

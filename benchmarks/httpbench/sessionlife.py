@@ -1,0 +1,147 @@
+"""A legacy session's life against one stateless call, in server CPU seconds.
+
+    python benchmarks/http_bench.py --session-life [--lives N] [--engines compiled,pure]
+
+A *session life* is what a 2025-era client does for one tool call: ``initialize``,
+``notifications/initialized``, the ``tools/call`` and ``DELETE``, four requests on one keep-alive
+connection. A *stateless call* is the same ``tools/call`` in the 2026-07-28 era, one POST. The server's
+CPU seconds (its processes' user + system time, from /proc) are read before and after ``N`` of each,
+interleaved in rounds; the figure is the median round's CPU per life and per call, and their ratio (the
+goal: a life costs at most 2 calls). Every answer is checked: the call's body byte for byte against the
+stdio server's line, the others by status and session header.
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import time
+
+from harness.common import log
+
+from . import exchange, servers
+
+#: The workload whose tool is called.
+WORKLOAD = "add"
+ROUNDS = 5
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection to the server, with the least client-side work."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+
+    def ask(self, method: str, headers: dict, body: bytes = b"") -> tuple[int, dict, bytes]:
+        """One request: (status, lower-cased headers, body)."""
+        head = f"{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nContent-Length: {len(body)}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self.sock.sendall(head.encode() + b"\r\n" + body)
+        while b"\r\n\r\n" not in self.buffer:
+            self.more()
+        raw, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        fields = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            fields[name.strip().lower()] = value.strip()
+        length = int(fields.get("content-length", "0"))
+        while len(self.buffer) < length:
+            self.more()
+        answer, self.buffer = self.buffer[:length], self.buffer[length:]
+        return status, fields, answer
+
+    def more(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        self.buffer += chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def session_life(connection: Connection, legacy_call: exchange.Request, expected: bytes) -> None:
+    """One life: initialize, initialized, the call, DELETE; every answer checked."""
+    status, fields, body = connection.ask("POST", exchange.POST_HEADERS, exchange.initialize_body())
+    session = fields.get("mcp-session-id")
+    if status != 200 or session is None or b'"result"' not in body:
+        raise RuntimeError(f"initialize: HTTP {status} {body[:200]!r}")
+    ids = {"Mcp-Session-Id": session, "MCP-Protocol-Version": exchange.LEGACY}
+    status, _, body = connection.ask("POST", {**exchange.POST_HEADERS, **ids}, exchange.INITIALIZED)
+    if status != 202 or body:
+        raise RuntimeError(f"notifications/initialized: HTTP {status} {body[:200]!r}")
+    status, fields, body = connection.ask("POST", {**legacy_call.headers, **ids}, legacy_call.body)
+    if status != 200 or body != expected or fields.get("mcp-session-id") != session:
+        raise RuntimeError(f"tools/call in a session: HTTP {status} {body[:200]!r}")
+    status, _, body = connection.ask("DELETE", ids)
+    if status != 200:
+        raise RuntimeError(f"DELETE: HTTP {status} {body[:200]!r}")
+
+
+def stateless_call(connection: Connection, call: exchange.Request, expected: bytes) -> None:
+    status, _, body = connection.ask("POST", call.headers, call.body)
+    if status != 200 or body != expected:
+        raise RuntimeError(f"stateless tools/call: HTTP {status} {body[:200]!r}")
+
+
+def measure(server: servers.Server, lives: int) -> dict:
+    """Median server CPU microseconds per session life and per stateless call, over interleaved rounds."""
+    command = [servers.SHIPCODE, servers.APP]
+    modern = exchange.tool_call(WORKLOAD, "modern")
+    legacy = exchange.tool_call(WORKLOAD, "legacy")
+    modern_answer = exchange.stdio_answer(command, server.environ(), modern, "modern")
+    legacy_answer = exchange.stdio_answer(command, server.environ(), legacy, "legacy")
+    pids = servers.process_tree(server.process.pid)
+    connection = Connection(server.port)
+    try:
+        for _ in range(lives // 10):  # warm up
+            session_life(connection, legacy, legacy_answer)
+            stateless_call(connection, modern, modern_answer)
+        per_life, per_call = [], []
+        for _ in range(ROUNDS):
+            before = servers.cpu_seconds(pids)
+            for _ in range(lives):
+                session_life(connection, legacy, legacy_answer)
+            middle = servers.cpu_seconds(pids)
+            for _ in range(lives):
+                stateless_call(connection, modern, modern_answer)
+            after = servers.cpu_seconds(pids)
+            per_life.append((middle - before) / lives * 1e6)
+            per_call.append((after - middle) / lives * 1e6)
+    finally:
+        connection.close()
+    life, call = statistics.median(per_life), statistics.median(per_call)
+    return {"life_us": life, "call_us": call, "ratio": life / call if call else float("inf")}
+
+
+def main(lives: int, engines: list) -> int:
+    """Measure each engine's server; print a table; 1 when an answer was wrong."""
+    started = time.monotonic()
+    chosen = [s for s in servers.servers() if s.name in engines]
+    servers.prepare(chosen)
+    rows = []
+    for server in chosen:
+        if server.note:
+            log(f"{server.name}: skipped: {server.note}")
+            continue
+        servers.start(server)
+        try:
+            log(f"{server.name}: {ROUNDS} rounds of {lives} session lives and {lives} stateless calls")
+            rows.append((server.label, measure(server, lives)))
+        except RuntimeError as problem:
+            print(f"{server.label}: {problem}")
+            return 1
+        finally:
+            servers.stop(server)
+    print(f"| server ({WORKLOAD}, {lives} per round, median of {ROUNDS}) | CPU per session life | "
+          "CPU per stateless call | ratio (goal <= 2) |")
+    print("|---|---:|---:|---:|")
+    for label, row in rows:
+        print(f"| {label} | {row['life_us']:.0f} us | {row['call_us']:.0f} us | {row['ratio']:.2f} |")
+    log(f"took {time.monotonic() - started:.0f} s")
+    return 0
