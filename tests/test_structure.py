@@ -227,9 +227,9 @@ def test_each_compiled_function_with_a_pure_twin_names_it_and_is_named_back() ->
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
     "__main__ __init__ cli target defaults app transports transports.http transports.http.asgi transports.http.posts "
-    "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.served "
-    "transports.http.exchange transports.http.serve transports.http.connection transports.http.headers "
-    "transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
+    "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.relay "
+    "transports.http.served transports.http.exchange transports.http.serve transports.http.connection "
+    "transports.http.headers transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
     "transports.workers limits "
     "_engine _engine_py "
     "_engine_c lines catalogue eras prompts templates handlers session context mrtr requeststate "

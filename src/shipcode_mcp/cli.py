@@ -428,9 +428,15 @@ def http_worker_app():  # -> the ASGI app
     import json
     import os
 
+    from .transports.http.relay import RELAY_DIRECTORY_VARIABLE, Relay
+
     args = parse_command_line(json.loads(os.environ[ARGV_VARIABLE]))
     _log.set_level(args.log_level)
-    return http_app_of(args, build_app(args))
+    asgi = http_app_of(args, build_app(args))
+    directory = os.environ.get(RELAY_DIRECTORY_VARIABLE)
+    if directory:
+        asgi.relay = Relay(directory, args.processes)
+    return asgi
 
 
 def serve_http(args: Options, argv: Sequence[str], app) -> int:
@@ -450,10 +456,16 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
     if args.processes > 1:
         import json
         import os
+        import tempfile
+
+        from .transports.http.relay import RELAY_DIRECTORY_VARIABLE
 
         serve.share_state_key(app.state_key)
         os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
-        serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
+        # Where the processes meet to relay legacy sessions' requests to one another: private to this server.
+        with tempfile.TemporaryDirectory(prefix="shipcode-mcp-") as directory:
+            os.environ[RELAY_DIRECTORY_VARIABLE] = directory
+            serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
     else:
         serve.serve(asgi, host, port, 1, args.log_level, *heads)
     return EXIT_OK

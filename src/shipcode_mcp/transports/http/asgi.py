@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
     from ...app import Server
     from .exchange import Exchange
+    from .relay import Relay
 
 #: Seconds between keep-alive comments on a quiet long-lived stream.
 KEEPALIVE_SECONDS = 15.0
@@ -138,6 +139,9 @@ class McpHttpApp:
         self.gate = Gate(self.max_concurrency)
         #: ``subscriptions/listen`` streams open.
         self.listening = 0
+        #: This process among the processes of one server, which relay each other's sessions' requests
+        #: (:mod:`.relay`); None in a server of one process.
+        self.relay: Relay | None = None
 
     # -- what serves ---------------------------------------------------------------------------
 
@@ -169,8 +173,12 @@ class McpHttpApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 self.shared()
+                if self.relay is not None:
+                    self.sessions.prefix = await self.relay.start(self)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if self.relay is not None:
+                    self.relay.stop()
                 self.sessions.close_all()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -199,6 +207,11 @@ class McpHttpApp:
         if refused:
             await replies.refuse(send, refused, INVALID_REQUEST, REFUSALS[refused])
             return
+        if self.relay is not None:
+            owner = self.relay.owner(first.get(b"mcp-session-id"))
+            if owner is not None:  # another process holds the session: it serves the request, checks and all
+                await self.relay.forward(owner, scope, receive, send)
+                return
         caller = token = None
         if self.auth is not None:
             root = root or ""

@@ -169,6 +169,8 @@ class SessionTable:
         check_seconds(unconfirmed_seconds, "unconfirmed_idle_seconds")
         self._open_catalogue = open_catalogue
         self._shared: Served | None = None
+        #: What begins every session id here: "" in one process; with several, this process's mark (:mod:`.relay`).
+        self.prefix = ""
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self.per_client = per_client
@@ -188,7 +190,7 @@ class SessionTable:
             self.sweep()
             if len(self.sessions) >= self.max_sessions:
                 self._make_room((s for s in self.sessions.values() if not s.confirmed), NoRoom(False))
-        session_id = token_urlsafe(24)
+        session_id = self.prefix + token_urlsafe(24)
         session = LegacySession(session_id, self._open_catalogue, caller, client)
         self.sessions[session_id] = session
         self.clients.setdefault(client, {})[session_id] = session
