@@ -25,7 +25,7 @@ INITIALIZE = orjson.dumps(
 )
 INITIALIZE_ANSWER = (
     b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},'
-    b'"logging":{}},"serverInfo":{"name":"relayed","version":"1.0.0"}}}\n'
+    b'"logging":{}},"serverInfo":{"name":"web","version":"1.0.0"}}}\n'
 )
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 NOT_FOUND = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}\n'
