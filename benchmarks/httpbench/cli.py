@@ -49,6 +49,7 @@ def options(argv: list | None) -> argparse.Namespace:
     )
     parser.add_argument("--lives", type=int, default=2000, help="session lives per round of --session-life")
     parser.add_argument("--engines", default="compiled,pure", help="engines --session-life measures")
+    parser.add_argument("--processes", type=int, default=1, help="server processes for --session-life")
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (3 if args.quick else 5)
     args.seconds = args.seconds or (2 if args.quick else 3)
@@ -97,7 +98,7 @@ def checker_catches(server: servers.Server, request: exchange.Request, expected:
 def main(argv: list | None = None) -> int:
     args = options(argv)
     if args.session_life:
-        return sessionlife.main(args.lives, args.engines.split(","))
+        return sessionlife.main(args.lives, args.engines.split(","), args.processes)
     started = time.monotonic()
     if args.save and uncommitted_changes():
         sys.exit("http_bench.py: --save refused: tracked files have uncommitted changes (commit first)")

@@ -1,6 +1,6 @@
 """A legacy session's life against one stateless call, in server CPU seconds.
 
-    python benchmarks/http_bench.py --session-life [--lives N] [--engines compiled,pure]
+    python benchmarks/http_bench.py --session-life [--lives N] [--engines compiled,pure] [--processes 2]
 
 A *session life* is what a 2025-era client does for one tool call: ``initialize``,
 ``notifications/initialized``, the ``tools/call`` and ``DELETE``, four requests on one keep-alive
@@ -8,7 +8,13 @@ connection. A *stateless call* is the same ``tools/call`` in the 2026-07-28 era,
 CPU seconds (its processes' user + system time, from /proc) are read before and after ``N`` of each,
 interleaved in rounds; the figure is the median round's CPU per life and per call, and their ratio (the
 goal: a life costs at most 2 calls). Every answer is checked: the call's body byte for byte against the
-stdio server's line, the others by status and session header.
+stdio server's line, the others by status and session header. The bare ASGI floor on the same uvicorn
+(``floor_app.py``) is measured too: four of its requests are the least a life's four requests can cost.
+
+Lives and calls are also run with a new connection for every request (a client without keep-alive), a
+quarter as many. With ``--processes N`` the server runs N processes on one socket, where such a request
+lands on whichever process accepts it and must still be served by the one holding its session: the lives
+whose requests were answered ``Session not found`` are counted.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ class Connection:
 
     def __init__(self, port: int) -> None:
         self.port = port
-        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
 
@@ -65,7 +71,28 @@ class Connection:
         self.sock.close()
 
 
-def session_life(connection: Connection, legacy_call: exchange.Request, expected: bytes) -> None:
+class NewConnections:
+    """Asks like :class:`Connection`, each request on a connection of its own (a client without keep-alive)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def ask(self, method: str, headers: dict, body: bytes = b"") -> tuple[int, dict, bytes]:
+        connection = Connection(self.port)
+        try:
+            return connection.ask(method, headers, body)
+        finally:
+            connection.close()
+
+    def close(self) -> None:
+        pass
+
+
+class NotFound(RuntimeError):
+    """A request of a life was answered 404 (its session not found)."""
+
+
+def session_life(connection: Connection | NewConnections, legacy_call: exchange.Request, expected: bytes) -> None:
     """One life: initialize, initialized, the call, DELETE; every answer checked."""
     status, fields, body = connection.ask("POST", exchange.POST_HEADERS, exchange.initialize_body())
     session = fields.get("mcp-session-id")
@@ -73,12 +100,18 @@ def session_life(connection: Connection, legacy_call: exchange.Request, expected
         raise RuntimeError(f"initialize: HTTP {status} {body[:200]!r}")
     ids = {"Mcp-Session-Id": session, "MCP-Protocol-Version": exchange.LEGACY}
     status, _, body = connection.ask("POST", {**exchange.POST_HEADERS, **ids}, exchange.INITIALIZED)
+    if status == 404:
+        raise NotFound(body)
     if status != 202 or body:
         raise RuntimeError(f"notifications/initialized: HTTP {status} {body[:200]!r}")
     status, fields, body = connection.ask("POST", {**legacy_call.headers, **ids}, legacy_call.body)
+    if status == 404:
+        raise NotFound(body)
     if status != 200 or body != expected or fields.get("mcp-session-id") != session:
         raise RuntimeError(f"tools/call in a session: HTTP {status} {body[:200]!r}")
     status, _, body = connection.ask("DELETE", ids)
+    if status == 404:
+        raise NotFound(body)
     if status != 200:
         raise RuntimeError(f"DELETE: HTTP {status} {body[:200]!r}")
 
@@ -89,38 +122,83 @@ def stateless_call(connection: Connection, call: exchange.Request, expected: byt
         raise RuntimeError(f"stateless tools/call: HTTP {status} {body[:200]!r}")
 
 
-def measure(server: servers.Server, lives: int) -> dict:
-    """Median server CPU microseconds per session life and per stateless call, over interleaved rounds."""
+def measure(server: servers.Server, lives: int, fresh: bool = False) -> dict:
+    """Median server CPU microseconds per session life and per stateless call, over interleaved rounds; with
+    ``fresh``, each request on a new connection, and how many lives met ``Session not found``."""
     command = [servers.SHIPCODE, servers.APP]
     modern = exchange.tool_call(WORKLOAD, "modern")
     legacy = exchange.tool_call(WORKLOAD, "legacy")
     modern_answer = exchange.stdio_answer(command, server.environ(), modern, "modern")
     legacy_answer = exchange.stdio_answer(command, server.environ(), legacy, "legacy")
     pids = servers.process_tree(server.process.pid)
-    connection = Connection(server.port)
+    connection = NewConnections(server.port) if fresh else Connection(server.port)
+    not_found = 0
+
+    def live() -> None:
+        nonlocal not_found
+        try:
+            session_life(connection, legacy, legacy_answer)
+        except NotFound:
+            not_found += 1
+
     try:
         for _ in range(lives // 10):  # warm up
-            session_life(connection, legacy, legacy_answer)
+            live()
             stateless_call(connection, modern, modern_answer)
-        per_life, per_call = [], []
+        not_found = 0
+        per_life, per_call, wall = [], [], []
         for _ in range(ROUNDS):
-            before = servers.cpu_seconds(pids)
+            before, started = servers.cpu_seconds(pids), time.perf_counter()
             for _ in range(lives):
-                session_life(connection, legacy, legacy_answer)
-            middle = servers.cpu_seconds(pids)
+                live()
+            middle, ended = servers.cpu_seconds(pids), time.perf_counter()
             for _ in range(lives):
                 stateless_call(connection, modern, modern_answer)
             after = servers.cpu_seconds(pids)
             per_life.append((middle - before) / lives * 1e6)
             per_call.append((after - middle) / lives * 1e6)
+            wall.append((ended - started) / lives * 1e6)
     finally:
         connection.close()
     life, call = statistics.median(per_life), statistics.median(per_call)
-    return {"life_us": life, "call_us": call, "ratio": life / call if call else float("inf")}
+    return {
+        "life_us": life,
+        "call_us": call,
+        "ratio": life / call if call else float("inf"),
+        "life_wall_us": statistics.median(wall),
+        "not_found": not_found,
+        "lives": lives * ROUNDS,
+    }
 
 
-def main(lives: int, engines: list) -> int:
-    """Measure each engine's server; print a table; 1 when an answer was wrong."""
+def floor_request_us(lives: int) -> float:
+    """Median server CPU microseconds per request of the bare ASGI floor (one keep-alive connection)."""
+    floor = next(s for s in servers.servers() if s.name == "floor")
+    servers.prepare([floor])
+    if floor.note:
+        log(f"floor: skipped: {floor.note}")
+        return float("nan")
+    servers.start(floor)
+    try:
+        pids = servers.process_tree(floor.process.pid)
+        connection = Connection(floor.port)
+        request = exchange.tool_call(WORKLOAD, "modern")
+        rounds = []
+        for _ in range(ROUNDS):
+            before = servers.cpu_seconds(pids)
+            for _ in range(lives):
+                status, _, _ = connection.ask("POST", request.headers, request.body)
+                if status != 200:
+                    raise RuntimeError(f"floor: HTTP {status}")
+            rounds.append((servers.cpu_seconds(pids) - before) / lives * 1e6)
+        connection.close()
+    finally:
+        servers.stop(floor)
+    return statistics.median(rounds)
+
+
+def main(lives: int, engines: list, processes: int = 1) -> int:
+    """Measure each engine's server (and the floor); print a table; 1 when an answer was wrong."""
     started = time.monotonic()
     chosen = [s for s in servers.servers() if s.name in engines]
     servers.prepare(chosen)
@@ -129,19 +207,35 @@ def main(lives: int, engines: list) -> int:
         if server.note:
             log(f"{server.name}: skipped: {server.note}")
             continue
+        if processes > 1:
+            server.argv = [*server.argv, "--processes", str(processes)]
         servers.start(server)
         try:
+            time.sleep(2 if processes > 1 else 0)  # every process listening
             log(f"{server.name}: {ROUNDS} rounds of {lives} session lives and {lives} stateless calls")
-            rows.append((server.label, measure(server, lives)))
+            rows.append((f"{server.label}, keep-alive", measure(server, lives)))
+            log(f"{server.name}: {ROUNDS} rounds of {lives // 4} of each, a new connection for every request")
+            rows.append((f"{server.label}, a connection per request", measure(server, lives // 4, fresh=True)))
         except RuntimeError as problem:
             print(f"{server.label}: {problem}")
             return 1
         finally:
             servers.stop(server)
-    print(f"| server ({WORKLOAD}, {lives} per round, median of {ROUNDS}) | CPU per session life | "
-          "CPU per stateless call | ratio (goal <= 2) |")
-    print("|---|---:|---:|---:|")
+    floor = floor_request_us(lives)
+    where = f"{processes} processes" if processes > 1 else "1 process"
+    print(
+        f"| {where}, tool {WORKLOAD}, {lives} per round, median of {ROUNDS} | server CPU per session life | "
+        "per stateless call | ratio (goal <= 2) | wall time per life | lives with Session not found |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     for label, row in rows:
-        print(f"| {label} | {row['life_us']:.0f} us | {row['call_us']:.0f} us | {row['ratio']:.2f} |")
+        print(
+            f"| {label} | {row['life_us']:.0f} us | {row['call_us']:.0f} us | {row['ratio']:.2f} | "
+            f"{row['life_wall_us']:.0f} us | {row['not_found']} of {row['lives']} |"
+        )
+    print(
+        f"| bare ASGI floor, 4 requests (the least a life's 4 requests cost here) | {4 * floor:.0f} us | "
+        f"{floor:.0f} us | | | |"
+    )
     log(f"took {time.monotonic() - started:.0f} s")
     return 0
