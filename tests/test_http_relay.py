@@ -4,6 +4,7 @@ connection lands on (kept alive or not), by the process holding the session, eve
 from __future__ import annotations
 
 import http.client
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,3 +192,23 @@ def test_an_id_naming_a_process_that_does_not_hold_it_is_not_found(engine_name: 
     finally:
         assert server.stop() == 0
     assert forged == [(404, NOT_FOUND)] * 6
+
+
+def test_a_process_that_cannot_be_reached_answers_session_not_found(tmp_path: Path) -> None:
+    from httpwire import http, json_reply, seen, within
+
+    from shipcode_mcp.transports.http.relay import Relay
+
+    relay = Relay(str(tmp_path), 3)
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(relay.socket_path(2))  # a socket left by a process that ended: nothing listens
+    stale.close()
+
+    def to(index: int):
+        async def app(scope, receive, send):
+            await relay.forward(relay.socket_path(index), scope, receive, send)
+
+        return app
+
+    answers = [seen(within(http(to(index), "POST", INITIALIZED, of("1.x")), seconds=10)) for index in (1, 2)]
+    assert answers == [json_reply(404, NOT_FOUND)] * 2

@@ -207,8 +207,8 @@ class McpHttpApp:
         if refused:
             await replies.refuse(send, refused, INVALID_REQUEST, REFUSALS[refused])
             return
-        if self.relay is not None:
-            owner = self.relay.owner(first.get(b"mcp-session-id"))
+        if self.relay is not None and b"mcp-session-id" in first:
+            owner = self.relay.owner(first[b"mcp-session-id"])
             if owner is not None:  # another process holds the session: it serves the request, checks and all
                 await self.relay.forward(owner, scope, receive, send)
                 return

@@ -147,10 +147,8 @@ class Relay:
             self._server.close()
             self._server = None
 
-    def owner(self, session_id: bytes | None) -> str | None:
+    def owner(self, session_id: bytes) -> str | None:
         """The socket of the process holding the session ``session_id`` names, when that is another process."""
-        if session_id is None:
-            return None
         index, dot, _ = session_id.partition(b".")
         if not dot or index == self.mark:
             return None
