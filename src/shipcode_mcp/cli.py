@@ -299,7 +299,8 @@ def build_parser():  # -> argparse.ArgumentParser
         "--processes",
         type=_positive_int,
         metavar="N",
-        help="with --http: N server processes on one socket, sharing one state key (default: 1)",
+        help="with --http: N server processes on one socket, sharing one state key; each legacy session's "
+        "requests are relayed to the process holding it (default: 1)",
     )
     http.add_argument(
         "--allowed-hosts",
