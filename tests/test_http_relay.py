@@ -212,3 +212,40 @@ def test_a_process_that_cannot_be_reached_answers_session_not_found(tmp_path: Pa
 
     answers = [seen(within(http(to(index), "POST", INITIALIZED, of("1.x")), seconds=10)) for index in (1, 2)]
     assert answers == [json_reply(404, NOT_FOUND)] * 2
+
+
+def test_a_response_whose_body_no_one_read_reaches_a_relaying_process_that_reads_late(tmp_path: Path) -> None:
+    """The owner answers without reading a long body, then waits for the relaying process to close: closing
+    with bytes unread would reset the connection, and the response would be lost to a late reader."""
+    import asyncio
+
+    from httpwire import within
+
+    from shipcode_mcp.transports.http.relay import BODY, MORE, SCOPE, START, Relay, read_frame, write_frame
+
+    async def answer_at_once(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"0")]})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def scenario():
+        relay = Relay(str(tmp_path), 2)
+        await relay.start(answer_at_once)
+        reader, writer = await asyncio.open_unix_connection(relay.socket_path(0))
+        write_frame(
+            writer,
+            SCOPE,
+            b'{"method":"DELETE","headers":[],"http_version":"1.1","scheme":"http","path":'
+            b'"/mcp","raw_path":null,"query_string":null,"root_path":"","client":null,"server":null}',
+        )
+        write_frame(writer, MORE, b" " * 1048576)
+        write_frame(writer, BODY, b"")
+        await asyncio.sleep(0.5)  # the owner has answered and is done
+        frames = [await read_frame(reader), await read_frame(reader)]
+        writer.close()
+        relay.stop()
+        return frames
+
+    assert within(scenario(), seconds=20) == [
+        (START, b'{"status":200,"headers":[["content-length","0"]]}'),
+        (BODY, b""),
+    ]

@@ -14,7 +14,8 @@ stdio server's line, the others by status and session header. The bare ASGI floo
 Lives and calls are also run with a new connection for every request (a client without keep-alive), a
 quarter as many. With ``--processes N`` the server runs N processes on one socket, where such a request
 lands on whichever process accepts it and must still be served by the one holding its session: the lives
-whose requests were answered ``Session not found`` are counted.
+whose requests were answered ``Session not found`` are counted, and calls in one session are measured on
+a keep-alive connection to the process holding it and on one to another process (every call relayed).
 """
 
 from __future__ import annotations
@@ -171,6 +172,43 @@ def measure(server: servers.Server, lives: int, fresh: bool = False) -> dict:
     }
 
 
+def relayed_call_us(server: servers.Server, calls: int) -> tuple[float, float]:
+    """Median server CPU microseconds per call in one session: on a keep-alive connection to the process
+    holding it, and on one to another process (each call relayed)."""
+    legacy = exchange.tool_call(WORKLOAD, "legacy")
+    expected = exchange.stdio_answer([servers.SHIPCODE, servers.APP], server.environ(), legacy, "legacy")
+    home = Connection(server.port)
+    status, fields, _ = home.ask("POST", exchange.POST_HEADERS, exchange.initialize_body())
+    session = fields["mcp-session-id"]
+    ids = {"Mcp-Session-Id": session, "MCP-Protocol-Version": exchange.LEGACY}
+    home.ask("POST", {**exchange.POST_HEADERS, **ids}, exchange.INITIALIZED)
+    away = None
+    for _ in range(400):  # a connection that lands on another process: a session opened on it says which
+        probe = Connection(server.port)
+        _, opened, _ = probe.ask("POST", exchange.POST_HEADERS, exchange.initialize_body())
+        probe.ask("DELETE", {"Mcp-Session-Id": opened["mcp-session-id"]})
+        if opened["mcp-session-id"].split(".")[0] != session.split(".")[0]:
+            away = probe
+            break
+        probe.close()
+        time.sleep(0.02)
+    if away is None:
+        raise RuntimeError("no connection landed on another process")
+    pids = servers.process_tree(server.process.pid)
+    figures: dict = {"home": [], "away": []}
+    for _ in range(ROUNDS):
+        for name, connection in (("home", home), ("away", away)):
+            before = servers.cpu_seconds(pids)
+            for _ in range(calls):
+                status, _, body = connection.ask("POST", {**legacy.headers, **ids}, legacy.body)
+                if status != 200 or body != expected:
+                    raise RuntimeError(f"tools/call ({name}): HTTP {status} {body[:200]!r}")
+            figures[name].append((servers.cpu_seconds(pids) - before) / calls * 1e6)
+    home.close()
+    away.close()
+    return statistics.median(figures["home"]), statistics.median(figures["away"])
+
+
 def floor_request_us(lives: int) -> float:
     """Median server CPU microseconds per request of the bare ASGI floor (one keep-alive connection)."""
     floor = next(s for s in servers.servers() if s.name == "floor")
@@ -202,7 +240,7 @@ def main(lives: int, engines: list, processes: int = 1) -> int:
     started = time.monotonic()
     chosen = [s for s in servers.servers() if s.name in engines]
     servers.prepare(chosen)
-    rows = []
+    rows, relayed = [], []
     for server in chosen:
         if server.note:
             log(f"{server.name}: skipped: {server.note}")
@@ -216,6 +254,9 @@ def main(lives: int, engines: list, processes: int = 1) -> int:
             rows.append((f"{server.label}, keep-alive", measure(server, lives)))
             log(f"{server.name}: {ROUNDS} rounds of {lives // 4} of each, a new connection for every request")
             rows.append((f"{server.label}, a connection per request", measure(server, lives // 4, fresh=True)))
+            if processes > 1:
+                log(f"{server.name}: {ROUNDS} rounds of {lives} calls in one session, on its process and on another")
+                relayed.append((server.label, *relayed_call_us(server, lives)))
         except RuntimeError as problem:
             print(f"{server.label}: {problem}")
             return 1
@@ -237,5 +278,10 @@ def main(lives: int, engines: list, processes: int = 1) -> int:
         f"| bare ASGI floor, 4 requests (the least a life's 4 requests cost here) | {4 * floor:.0f} us | "
         f"{floor:.0f} us | | | |"
     )
+    for label, home, away in relayed:
+        print(
+            f"\n{label}: server CPU per call in a session, keep-alive: {home:.0f} us on the process holding it, "
+            f"{away:.0f} us on another process (relayed)"
+        )
     log(f"took {time.monotonic() - started:.0f} s")
     return 0

@@ -67,6 +67,11 @@ async def read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes] | None:
         return None
 
 
+async def read_to_end(reader: asyncio.StreamReader) -> None:
+    while await reader.read(65536):
+        pass
+
+
 def write_frame(writer: asyncio.StreamWriter, kind: int, payload: bytes) -> None:
     writer.write(FRAME.pack(kind, len(payload)) + payload)
 
@@ -185,8 +190,13 @@ class Relay:
             frame = await read_frame(reader)
             if frame is not None and frame[0] == SCOPE:
                 await self._app(scope_of(frame[1]), receive, send)
-        except ConnectionError:
-            pass  # the relaying process closed: its client left
+            if not gone and not writer.is_closing():
+                # Read what the relaying process still sends (a body no handler read) until it closes, having
+                # read the whole response: a socket closed with bytes unread would reset the connection first.
+                writer.write_eof()
+                await asyncio.wait_for(read_to_end(reader), CONNECT_SECONDS)
+        except (ConnectionError, TimeoutError):
+            pass  # the relaying process closed (its client left), or did not close in time
         finally:
             writer.close()
 
