@@ -11,7 +11,7 @@ import orjson
 from common import RESULTS, log, node
 from common.machine import machine_info, uncommitted_changes
 
-from . import chart, exchange, report, servers, wrk
+from . import chart, exchange, report, servers, sessionlife, wrk
 from .servers import VARIANTS
 
 #: Variants measured at 1 connection by --quick (the targets need these; the rest run at 64 only).
@@ -42,6 +42,14 @@ def options(argv: list | None) -> argparse.Namespace:
         help="write the committed results/http-latest.{json,md} "
         "(refused with uncommitted changes) instead of results/http-last.*",
     )
+    parser.add_argument(
+        "--session-life",
+        action="store_true",
+        help="measure instead the server CPU of a legacy session's life against a stateless call (no wrk)",
+    )
+    parser.add_argument("--lives", type=int, default=2000, help="session lives per round of --session-life")
+    parser.add_argument("--engines", default="compiled,pure", help="engines --session-life measures")
+    parser.add_argument("--processes", type=int, default=1, help="server processes for --session-life")
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (3 if args.quick else 5)
     args.seconds = args.seconds or (2 if args.quick else 3)
@@ -89,6 +97,8 @@ def checker_catches(server: servers.Server, request: exchange.Request, expected:
 
 def main(argv: list | None = None) -> int:
     args = options(argv)
+    if args.session_life:
+        return sessionlife.main(args.lives, args.engines.split(","), args.processes)
     started = time.monotonic()
     if args.save and uncommitted_changes():
         sys.exit("run.py http: --save refused: tracked files have uncommitted changes (commit first)")

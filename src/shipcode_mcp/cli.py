@@ -312,7 +312,8 @@ def build_parser():  # -> argparse.ArgumentParser
         "--processes",
         type=_positive_int,
         metavar="N",
-        help="with --http: N server processes on one socket, sharing one state key (default: 1)",
+        help="with --http: N server processes on one socket, sharing one state key; each legacy session's "
+        "requests are relayed to the process holding it (default: 1)",
     )
     http.add_argument(
         "--allowed-hosts",
@@ -458,11 +459,18 @@ def http_worker_app():  # -> the ASGI app
     import os
 
     from .target import is_host_app
+    from .transports.http.relay import RELAY_DIRECTORY_VARIABLE, Relay
 
     args = parse_command_line(json.loads(os.environ[ARGV_VARIABLE]))
     _log.set_level(args.log_level)
     app = build_app(args)
-    return app if is_host_app(app) else http_app_of(args, app)
+    if is_host_app(app):
+        return app
+    asgi = http_app_of(args, app)
+    directory = os.environ.get(RELAY_DIRECTORY_VARIABLE)
+    if directory:
+        asgi.relay = Relay(directory, args.processes)
+    return asgi
 
 
 def serve_http(args: Options, argv: Sequence[str], app) -> int:
@@ -485,11 +493,17 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
     if args.processes > 1:
         import json
         import os
+        import tempfile
+
+        from .transports.http.relay import RELAY_DIRECTORY_VARIABLE
 
         if not host_app:
             serve.share_state_key(app.state_key)
         os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
-        return serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
+        # Where the processes meet to relay legacy sessions' requests to one another: private to this server.
+        with tempfile.TemporaryDirectory(prefix="shipcode-mcp-") as directory:
+            os.environ[RELAY_DIRECTORY_VARIABLE] = directory
+            return serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
     return serve.serve(asgi, host, port, 1, args.log_level, *heads)
 
 

@@ -29,9 +29,10 @@ from ...limits import (
     check_count,
     check_seconds,
 )
-from ...lines import REQUEST
+from ...lines import NOTIFICATION, REQUEST
 from ...protocol import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    INITIALIZED_NOTIFICATION,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     LEGACY_VERSIONS,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
 
     from ...app import Server
     from .exchange import Exchange
+    from .relay import Relay
 
 #: Seconds between keep-alive comments on a quiet long-lived stream.
 KEEPALIVE_SECONDS = 15.0
@@ -142,6 +144,9 @@ class McpHttpApp:
         self.listening = 0
         #: What ``--http``'s connections answer below ASGI (None: every request comes through ASGI).
         self.direct = DirectPath(self) if fast_path() and self.auth is None else None
+        #: This process among the processes of one server, which relay each other's sessions' requests
+        #: (:mod:`.relay`); None in a server of one process.
+        self.relay: Relay | None = None
 
     # -- what serves ---------------------------------------------------------------------------
 
@@ -195,10 +200,14 @@ class McpHttpApp:
         """Ready to serve: the shared catalogue made, the app's lifespan entered (a host app that mounts
         this one, and so gets no ASGI lifespan of its own, calls it from its lifespan)."""
         self.shared()
+        if self.relay is not None:
+            self.sessions.prefix = await self.relay.start(self)
         await enter(self.app)
 
     async def stop(self) -> None:
         """Serving ends: every session ended, then the app's lifespan left."""
+        if self.relay is not None:
+            self.relay.stop()
         self.sessions.close_all()
         await leave(self.app)
 
@@ -226,6 +235,11 @@ class McpHttpApp:
         if refused:
             await replies.refuse(send, refused, INVALID_REQUEST, REFUSALS[refused])
             return
+        if self.relay is not None and b"mcp-session-id" in first:
+            owner = self.relay.owner(first[b"mcp-session-id"])
+            if owner is not None:  # another process holds the session: it serves the request, checks and all
+                await self.relay.forward(owner, scope, receive, send)
+                return
         caller = token = None
         if self.auth is not None:
             root = root or ""
@@ -360,9 +374,12 @@ class McpHttpApp:
         ):
             return None
         session = self.sessions.get(session_id.decode("latin-1"), caller)
-        if session is None or session.served.fast is None:
+        if session is None:
             return None
-        answer = session.served.fast(body)
+        fast = (session.served or self.sessions.shared).fast  # a plain call reads nothing of its session
+        if fast is None:
+            return None
+        answer = fast(body)
         return None if answer is None else (answer, [(b"mcp-session-id", session_id)])
 
     async def modern_post(self, post: Post) -> None:
@@ -434,8 +451,19 @@ class McpHttpApp:
         try:
             if self.gate.full():
                 await self.gate.wait()
-            exchange = session.served.exchange()
-            answer = session.served.judge(post.parsed, exchange)
+            if opening:  # judged where it records nothing: the session keeps what the client declared
+                session.declared = post.message.get("params")
+                served = self.sessions.shared
+            elif (
+                session.served is None
+                and post.kind == NOTIFICATION
+                and post.message["method"] == INITIALIZED_NOTIFICATION
+            ):
+                served = self.sessions.shared
+            else:
+                served = session.own()
+            exchange = served.exchange()
+            answer = served.judge(post.parsed, exchange)
             if post.kind != REQUEST:
                 await replies.reply(post.send, 202, b"", extra)
             elif opening and replies.error_code(answer, post.rid) is not None:
@@ -583,7 +611,7 @@ class McpHttpApp:
         if session.stream is not None:
             await replies.refuse(send, 409, INVALID_REQUEST, "Conflict: the session's stream is already open")
             return
-        exchange = session.stream = session.served.exchange()
+        exchange = session.stream = session.own().exchange()
         try:
             await replies.open_stream(send, [(b"mcp-session-id", session.id.encode())])
             await self.pump(receive, send, exchange, cancel=False, keepalive=True)

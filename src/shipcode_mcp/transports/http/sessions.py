@@ -11,12 +11,19 @@ address: see :func:`client_of`) holds at most ``per_client``; its next ``initial
 least recently used idle session (unconfirmed ones first), or is refused when all of them are in
 use. At most ``max_sessions`` are open: when full, a new one ends the oldest idle unconfirmed
 session, or is refused until room frees up.
+
+A session costs little until it needs state of its own: what it declared in ``initialize`` is kept,
+and its ``initialize``, ``notifications/initialized`` and the calls the compiled fast path answers at
+once (which read nothing of a session) are judged by one catalogue shared by such sessions
+(:attr:`SessionTable.shared`). Anything else makes the session's own catalogue first, told what the
+client declared; a session that never needed one has nothing to end.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import secrets
+from functools import lru_cache
+from secrets import token_urlsafe
 from time import monotonic
 
 from ...context import caller_identity
@@ -52,6 +59,12 @@ def client_of(caller: Any, client: Any) -> Hashable:
     if not client:
         return ""
     host = client[0]
+    return address_holder(host) if type(host) is str else host
+
+
+@lru_cache(maxsize=4096)
+def address_holder(host: str) -> str:
+    """The holder of sessions opened from ``host`` (see :func:`client_of`); remembered, as most clients come again."""
     try:
         address = ipaddress.ip_address(host)
     except ValueError:  # a Unix socket's path, a name
@@ -74,11 +87,21 @@ class NoRoom(Exception):
 class LegacySession:
     """One client's session: its catalogue, who opened it, its GET stream, when it was last used."""
 
-    __slots__ = ("id", "served", "caller", "client", "stream", "busy", "opened", "last_used")
+    __slots__ = ("id", "served", "declared", "_open", "caller", "client", "stream", "busy", "opened", "last_used")
 
-    def __init__(self, session_id: str, served: Served, caller: Any, client: Hashable) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        open_catalogue: Callable[[Callable[[bytes], object]], Served],
+        caller: Any,
+        client: Hashable,
+    ) -> None:
         self.id = session_id
-        self.served = served
+        #: Its own catalogue, once it needs one (see :meth:`own`).
+        self.served: Served | None = None
+        #: The ``params`` of its ``initialize``, told to its own catalogue when that is made.
+        self.declared: dict[str, Any] | None = None
+        self._open = open_catalogue
         self.caller = caller
         #: Who holds it, for the per-client limit (:func:`client_of`).
         self.client = client
@@ -88,6 +111,17 @@ class LegacySession:
         self.busy = 0
         #: When it opened, set a microsecond early: no later request can be timed at this very value.
         self.opened = self.last_used = monotonic() - 1e-6
+
+    def own(self) -> Served:
+        """Its own catalogue, made on first need and told what the client declared in ``initialize``."""
+        served = self.served
+        if served is None:
+            served = self.served = self._open(self.standalone)
+            served.runtime.serving()  # made on the loop: a list change may come before its first request
+            catalogue = served.catalogue
+            if type(catalogue.routes.get("initialize")) is not bytes:  # a constant answer records nothing
+                catalogue.session.initialize(self.declared)
+        return served
 
     @property
     def confirmed(self) -> bool:
@@ -114,7 +148,8 @@ class LegacySession:
         if self.stream is not None:
             self.stream.put(END, b"")
             self.stream = None
-        self.served.end()
+        if self.served is not None:
+            self.served.end()
 
 
 class SessionTable:
@@ -133,6 +168,9 @@ class SessionTable:
         check_seconds(idle_seconds, "session_idle_seconds")
         check_seconds(unconfirmed_seconds, "unconfirmed_idle_seconds")
         self._open_catalogue = open_catalogue
+        self._shared: Served | None = None
+        #: What begins every session id here: "" in one process; with several, this process's mark (:mod:`.relay`).
+        self.prefix = ""
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self.per_client = per_client
@@ -152,11 +190,8 @@ class SessionTable:
             self.sweep()
             if len(self.sessions) >= self.max_sessions:
                 self._make_room((s for s in self.sessions.values() if not s.confirmed), NoRoom(False))
-        session_id = secrets.token_urlsafe(24)
-        holder: list[LegacySession] = []
-        served = self._open_catalogue(lambda line: holder[0].standalone(line))
-        session = LegacySession(session_id, served, caller, client)
-        holder.append(session)
+        session_id = self.prefix + token_urlsafe(24)
+        session = LegacySession(session_id, self._open_catalogue, caller, client)
         self.sessions[session_id] = session
         self.clients.setdefault(client, {})[session_id] = session
         return session
@@ -167,6 +202,14 @@ class SessionTable:
         if not idle:
             raise refusal
         self.close(min(idle, key=lambda session: (session.confirmed, session.last_used)).id)
+
+    @property
+    def shared(self) -> Served:
+        """The catalogue judging what reads nothing of a session (see the module), made on first use."""
+        if self._shared is None:
+            self._shared = self._open_catalogue(None)
+            self._shared.runtime.serving()
+        return self._shared
 
     def get(self, session_id: str, caller: Any) -> LegacySession | None:
         """The open session of that id opened by ``caller`` (None: unknown, expired, or another's)."""
