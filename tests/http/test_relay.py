@@ -195,7 +195,7 @@ def test_an_id_naming_a_process_that_does_not_hold_it_is_not_found(engine_name: 
 
 
 def test_a_process_that_cannot_be_reached_answers_session_not_found(tmp_path: Path) -> None:
-    from httpwire import http, json_reply, seen, within
+    from support.httpwire import http, json_reply, seen, within
 
     from shipcode_mcp.transports.http.relay import Relay
 
@@ -219,7 +219,7 @@ def test_a_response_whose_body_no_one_read_reaches_a_relaying_process_that_reads
     with bytes unread would reset the connection, and the response would be lost to a late reader."""
     import asyncio
 
-    from httpwire import within
+    from support.httpwire import within
 
     from shipcode_mcp.transports.http.relay import BODY, MORE, SCOPE, START, Relay, read_frame, write_frame
 
