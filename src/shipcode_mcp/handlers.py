@@ -61,7 +61,7 @@ def load_typed(what: str, reason: BaseException) -> Any:
     """:mod:`shipcode_mcp.typed`, for ``what`` (a tool) that needs it for ``reason``; a TypeError
     saying how to install pydantic when it is missing."""
     try:
-        from . import typed
+        import shipcode_mcp.typed as typed
     except ImportError as error:
         if not (error.name or "").startswith("pydantic"):
             raise

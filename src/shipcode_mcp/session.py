@@ -2,8 +2,8 @@
 
 A handler that cannot answer at once (an ``async def`` tool, a blocking tool, a tool that
 takes a :class:`~shipcode_mcp.context.Context`) returns a :class:`Deferred`. The line rules
-hand it to :meth:`Session.defer`. With a scheduler attached (the concurrent server, see
-:mod:`shipcode_mcp.transports.scheduler`) it runs concurrently and is answered when done; without one
+hand it to :meth:`Session.defer`. With a runtime attached (:class:`~shipcode_mcp.runtime.Runtime`: the
+concurrent stdio server or an HTTP session) it runs concurrently and is answered when done; without one
 (an engine fed in-process) it runs to completion at once, in order.
 """
 
@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from .runtime import Runtime
 
 #: ``Deferred.mode``: run now, in order, on the line processor (a sync tool taking a Context).
 INLINE = 0
@@ -103,10 +105,10 @@ class Session:
         self.client_capabilities: dict[str, Any] = {}
         #: Rank in :data:`~shipcode_mcp.protocol.LOG_LEVELS` below which log messages are not sent (0: all are).
         self.log_threshold = 0
-        #: Writes whole lines to the output; set by the engine (or the scheduler).
+        #: Writes whole lines to the output; set by the engine (or the runtime).
         self.emit: Callable[[bytes], object] | None = None
-        #: The concurrent runtime, when one serves this session.
-        self.scheduler: Any = None
+        #: The runtime serving this session's deferred work, when one does.
+        self.runtime: Runtime | None = None
         #: Resource uris the client subscribed to.
         self.subscriptions: set[str] = set()
         #: True once a client opened a legacy session with ``initialize``.
@@ -119,8 +121,8 @@ class Session:
 
     def defer(self, id_bytes: bytes, deferred: Deferred) -> bytes | object | None:
         """Run deferred work: its body now, None when in flight, or :data:`PAUSE`."""
-        if self.scheduler is not None:
-            return self.scheduler.defer(id_bytes, deferred)
+        if self.runtime is not None:
+            return self.runtime.defer(id_bytes, deferred)
         result = deferred.func(*deferred.arguments(self, id_bytes))
         if deferred.mode == ASYNC:
             result = inline_loop().run_until_complete(result)
@@ -131,13 +133,13 @@ class Session:
         request_id = params.get("requestId")
         if self.listeners and (type(request_id) is int or type(request_id) is str):
             self.listeners.pop(dumps(request_id), None)
-        if self.scheduler is not None:
-            self.scheduler.cancel(request_id)
+        if self.runtime is not None:
+            self.runtime.cancel(request_id)
 
     def response(self, id_bytes: bytes, message: dict[str, Any]) -> None:
         """A client's response: it may answer one of the server's own requests."""
-        if self.scheduler is not None:
-            self.scheduler.response(id_bytes, message)
+        if self.runtime is not None:
+            self.runtime.response(id_bytes, message)
 
     def initialize(self, params: dict[str, Any] | None) -> None:
         """Remember what the client declared in ``initialize``."""
@@ -157,8 +159,8 @@ class Session:
 
     def send(self, line: bytes) -> None:
         """Write one whole line (a notification); callable from any thread."""
-        if self.scheduler is not None:
-            self.scheduler.send(line)
+        if self.runtime is not None:
+            self.runtime.send(line)
         elif self.emit is not None:
             self.emit(line)
 
@@ -185,9 +187,9 @@ class Session:
         self.send(notification_line(method, params))
 
     async def run_blocking(self, func: Callable[..., Any], *args: Any) -> Any:
-        """Run a blocking function in the worker threads (at once, without a scheduler)."""
-        if self.scheduler is not None:
-            return await self.scheduler.run_blocking(func, *args)
+        """Run a blocking function in the worker threads (at once, without a runtime)."""
+        if self.runtime is not None:
+            return await self.runtime.run_blocking(func, *args)
         return func(*args)
 
     async def ask(self, request: dict[str, Any]) -> Any:
@@ -206,9 +208,9 @@ class Session:
         """Send a request to the client and return its ``result``; :class:`ClientError` if it fails."""
         if capability not in self.client_capabilities:
             raise ClientError(f"{method}: the client did not declare the {capability} capability")
-        if self.scheduler is None:
+        if self.runtime is None:
             raise ClientError(f"{method}: no client connection to ask")
-        result = await self.scheduler.request(method, params)
+        result = await self.runtime.request(method, params)
         if type(result) is not dict:
             raise ClientError(f"{method}: the client answered with an invalid result")
         return result

@@ -74,7 +74,8 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 
 class Scheduler:
-    """Serves one session on ``fd_in``/``fd_out`` with an engine and an event loop."""
+    """Serves one session on ``fd_in``/``fd_out`` with an engine and an event loop: the session's
+    :class:`~shipcode_mcp.runtime.Runtime` while it serves."""
 
     def __init__(
         self,
@@ -123,7 +124,7 @@ class Scheduler:
         import signal
 
         loop = self.loop
-        self.session.scheduler = self
+        self.session.runtime = self
         self.engine.attach(self.fd_out)
         # What start-up made lives as long as the process: no collection walks it again, not
         # even the ones at exit (which otherwise cost as much as a thousand async calls).
@@ -147,7 +148,7 @@ class Scheduler:
             loop.remove_reader(wake_read)
             os.close(wake_read)
             os.close(wake_write)
-            self.session.scheduler = None
+            self.session.runtime = None
         return self.reason
 
     def _begin(self, wake_write: int) -> None:

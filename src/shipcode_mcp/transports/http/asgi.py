@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 
-from ... import context
+import shipcode_mcp.transports.http.replies as replies
+
+from ...context import CALLER
 from ...limits import (
     DEFAULT_BODY_SECONDS,
     DEFAULT_HEAD_SECONDS,
@@ -39,7 +41,6 @@ from ...protocol import (
     error_tail,
 )
 from ..workers import WorkerPool
-from . import replies
 from .auth import WELL_KNOWN, BearerAuth, bearer_token
 from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
 from .exchange import ANSWER, END, LINE, Gate
@@ -210,7 +211,7 @@ class McpHttpApp:
                 if caller is None:
                     await self.unauthorized(scope, send, headers, root, bearer is not None)
                     return
-                token = context.CALLER.set(caller)
+                token = CALLER.set(caller)
         if route != self.path:
             await replies.reply(send, 404, NOT_FOUND)
             return
@@ -225,7 +226,7 @@ class McpHttpApp:
                 await replies.refuse(send, 405, INVALID_REQUEST, "Method Not Allowed", [(b"allow", allow)])
         finally:
             if token is not None:
-                context.CALLER.reset(token)
+                CALLER.reset(token)
 
     async def unauthorized(
         self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str, presented: bool

@@ -10,7 +10,7 @@ every request is judged by 2026-07-28's rules (``Engine.modern_only``).
 from __future__ import annotations
 
 from ..._engine import Engine
-from .exchange import CURRENT, Exchange, Runtime
+from .exchange import CURRENT, Exchange, HttpRuntime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class Served:
         elif fast_path:
             self.fast = engine.fast
         self._judge = engine.message
-        self.runtime = Runtime(self.catalogue.session, pool, gate, standalone)
+        self.runtime = HttpRuntime(self.catalogue.session, pool, gate, standalone)
 
     def exchange(self) -> Exchange:
         """A new exchange for a request to this catalogue."""
