@@ -248,7 +248,7 @@ LAYERS = (
     "transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
     "transports.workers limits "
     "_engine _engine_py "
-    "_engine_c lines catalogue eras prompts templates handlers session runtime context mrtr requeststate "
+    "_engine_c lines catalogue methods eras prompts templates handlers session runtime context mrtr requeststate "
     "typed schema results media "
     "errors protocol "
     "jsontext _log _version"

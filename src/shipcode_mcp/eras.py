@@ -86,6 +86,8 @@ class ModernEra:
         )
         #: Method -> answer bytes after the id, or a handler ``(params) -> body | Deferred``.
         self.routes: dict[str, Any] = {}
+        #: Method -> its :class:`~shipcode_mcp.catalogue.RouteKind`.
+        self.route_kinds: dict[str, int] = {}
 
     # -- the envelope of a modern request ------------------------------------------------------
 

@@ -38,18 +38,18 @@ class Served:
         self.catalogue = app.catalogue()
         engine = Engine(self.catalogue, max_message_bytes)
         # The engine's fast path alone: an answer given at once, or None when the message is to be
-        # judged in full. The pure engine has none: these stay None and nothing asks it twice.
+        # judged in full. An engine without one (``fast_path``: the pure one): these stay None and
+        # nothing asks it twice.
         #: ``http_modern(body, version, method, name)``: a 2026-07-28 request whose headers match its body,
         #: answered with a result (HTTP 200); for the catalogue serving 2026-07-28.
         self.http_modern = None
         #: ``fast(body)``: a message of a legacy session.
         self.fast = None
-        fast_path = engine.implementation == "compiled"
         if all_modern:
             engine.modern_only()
-            if fast_path:
+            if engine.fast_path:
                 self.http_modern = engine.http_modern
-        elif fast_path:
+        elif engine.fast_path:
             self.fast = engine.fast
         self._judge = engine.message
         self.runtime = HttpRuntime(self.catalogue.session, pool, gate, standalone)
