@@ -45,12 +45,12 @@ from scan cimport *
 from system cimport EWOULDBLOCK, POLLIN, POLLOUT, poll, pollfd
 from tables cimport *
 
+from shipcode_mcp.asking.rounds import InputRequired
 from shipcode_mcp.catalogue import RouteKind as CatalogueKind
 from shipcode_mcp.errors import HANDLER_FAULTS, failure_tail
 from shipcode_mcp.jsontext import dumps
 from shipcode_mcp.lines import LineRules
 from shipcode_mcp.methods import UNKNOWN_TOOL
-from shipcode_mcp.mrtr import InputRequired
 from shipcode_mcp.protocol import (
     HTTP_HEADERS_READ,
     MODERN_VERSION,

@@ -23,7 +23,10 @@ PYX = PYX_DIR / "_engine_c.pyx"
 #: The kinds of files the compiled engine is made of (generated .c and .html files are not among them).
 PART_SUFFIXES = (".pyx", ".pxd", ".pxi", ".h")
 #: Modules that make up the framework an app is written with.
-FRAMEWORK = {"app", "handlers", "prompts", "templates", "catalogue", "context", "session", "errors", "mrtr"}
+FRAMEWORK = {
+    "app", "handlers", "prompts", "templates", "catalogue", "methods", "context", "session", "deferred", "errors",
+    "asking.rounds", "asking.legacy", "asking.state",
+}  # fmt: skip
 
 
 def _runtime_imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
@@ -248,7 +251,8 @@ LAYERS = (
     "transports.http.guard transports.http.replies folder transports.stdio transports.scheduler transports.signals "
     "transports.workers limits "
     "_engine _engine_py "
-    "_engine_c lines catalogue methods eras prompts templates handlers session runtime context mrtr requeststate "
+    "_engine_c lines catalogue methods eras prompts templates handlers session runtime "
+    "asking asking.legacy deferred context asking.rounds asking.state "
     "typed schema results media "
     "errors protocol "
     "jsontext _log _version"
@@ -293,6 +297,7 @@ NOT_NEEDED_TO_SERVE = (
     "shipcode_mcp.folder",
     "shipcode_mcp.transports.http",
     "shipcode_mcp.transports.workers",
+    "shipcode_mcp.asking.legacy",
     "uvicorn",
     "shipcode_mcp.limits",
     "shipcode_mcp.prompts",

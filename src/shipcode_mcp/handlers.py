@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .context import Context
+from .deferred import ASYNC, INLINE, THREAD, Deferred
 from .errors import HANDLER_FAULTS, ToolError
 from .jsontext import dumps
 from .results import declares_content, error_result, tool_result
@@ -21,7 +22,6 @@ from .schema import (
     infer_input_schema,
     schema_for_hint,
 )
-from .session import ASYNC, INLINE, THREAD, Deferred
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

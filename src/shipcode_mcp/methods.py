@@ -9,13 +9,13 @@ answer is not constant; the catalogue builds its tables and routes each method t
 
 from __future__ import annotations
 
+from .deferred import ASYNC, INLINE, Deferred
 from .errors import HANDLER_FAULTS
 from .handlers import context_parameter, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import INVALID_PARAMS, LOG_RANK, RESOURCE_NOT_FOUND, RpcError
 from .results import error_result, tool_result
 from .schema import InvalidArguments
-from .session import ASYNC, INLINE, Deferred
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

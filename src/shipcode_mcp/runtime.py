@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from .session import Deferred
+    from .deferred import Deferred
 
 
 class Runtime(Protocol):
@@ -24,7 +24,7 @@ class Runtime(Protocol):
 
     def defer(self, id_bytes: bytes, deferred: Deferred) -> Any:
         """Start deferred work for the request ``id_bytes``: its result body when it ran inline, None
-        when it is in flight (answered when done), or :data:`~shipcode_mcp.session.PAUSE` at the in-flight
+        when it is in flight (answered when done), or :data:`~shipcode_mcp.deferred.PAUSE` at the in-flight
         limit."""
 
     def cancel(self, request_id: object) -> None:

@@ -1,7 +1,6 @@
 """One client's session beyond single answers: deferred work, notifications, requests to the client.
 
-A handler that cannot answer at once (an ``async def`` tool, a blocking tool, a tool that
-takes a :class:`~shipcode_mcp.context.Context`) returns a :class:`Deferred`. The line rules
+A handler that cannot answer at once returns a :class:`~shipcode_mcp.deferred.Deferred`. The line rules
 hand it to :meth:`Session.defer`. With a runtime attached (:class:`~shipcode_mcp.runtime.Runtime`: the
 concurrent stdio server or an HTTP session) it runs concurrently and is answered when done; without one
 (an engine fed in-process) it runs to completion at once, in order.
@@ -9,10 +8,8 @@ concurrent stdio server or an HTTP session) it runs concurrently and is answered
 
 from __future__ import annotations
 
-from .context import Context
-from .errors import ClientError
+from .deferred import ASYNC, inline_loop
 from .jsontext import dumps
-from .mrtr import REQUEST_CAPABILITY, declares
 from .protocol import META_SUBSCRIPTION
 
 TYPE_CHECKING = False
@@ -20,76 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from .deferred import Deferred
     from .runtime import Runtime
-
-#: ``Deferred.mode``: run now, in order, on the line processor (a sync tool taking a Context).
-INLINE = 0
-#: ``Deferred.mode``: a coroutine, run as a task on the server's event loop.
-ASYNC = 1
-#: ``Deferred.mode``: a sync function that blocks, run in the worker thread pool.
-THREAD = 2
-
-#: Returned by :meth:`Session.defer` when the in-flight limit is reached: stop reading input.
-PAUSE = object()
-
-
-_inline_loops: list = []
-
-
-def inline_loop() -> Any:
-    """The event loop that runs async work at once for an engine fed in-process (one per process)."""
-    if not _inline_loops:
-        import asyncio
-
-        _inline_loops.append(asyncio.new_event_loop())
-    return _inline_loops[0]
-
-
-class Deferred:
-    """Work a handler hands to the session: ``func(*args, ctx)`` gives the result body bytes.
-
-    For ``ASYNC`` work it returns a coroutine of those bytes. ``progress_token`` is the
-    request's ``params._meta.progressToken`` (None when absent). ``contained`` says that
-    ``func`` already turns every exception, ``SystemExit`` included, into its answer (as
-    tools do), so it needs no :func:`settled` around it. ``args`` spare a handler a closure
-    per call (whose cells would live as long as the call); without ``takes_context`` the work
-    is ``func(*args)`` and no Context is made.
-    """
-
-    __slots__ = ("func", "mode", "progress_token", "contained", "args", "takes_context", "round")
-
-    def __init__(
-        self,
-        func: Callable[..., Any],
-        mode: int,
-        progress_token: object = None,
-        contained: bool = False,
-        args: tuple = (),
-        takes_context: bool = True,
-    ) -> None:
-        self.func = func
-        self.mode = mode
-        self.progress_token = progress_token
-        self.contained = contained
-        self.args = args
-        self.takes_context = takes_context
-        #: The request's :class:`~shipcode_mcp.mrtr.Round` (None: a legacy request's first round).
-        self.round = None
-
-    def arguments(self, session: Session, id_bytes: bytes) -> tuple:
-        """What ``func`` is called with for the request ``id_bytes`` of ``session``."""
-        if self.takes_context:
-            return (*self.args, Context(session, id_bytes, self.progress_token, self.round))
-        return self.args
-
-
-async def settled(work: Any) -> Any:
-    """Await ``ASYNC`` deferred work; a ``SystemExit`` it raises becomes a RuntimeError, so it
-    fails that request instead of stopping the event loop."""
-    try:
-        return await work
-    except SystemExit as error:
-        raise RuntimeError(f"a handler raised SystemExit({error.code!r})") from error
 
 
 def notification_line(method: str, params: dict[str, Any]) -> bytes:
@@ -193,24 +122,15 @@ class Session:
         return func(*args)
 
     async def ask(self, request: dict[str, Any]) -> Any:
-        """Send one request of an :class:`~shipcode_mcp.mrtr.InputRequired` to a legacy client; its result."""
-        method = request["method"]
-        params = request.get("params")
-        if not declares(self.client_capabilities, request):
-            raise ClientError(f"{method}: the client did not declare the {REQUEST_CAPABILITY[method]} capability")
-        if method == "elicitation/create" and type(params) is dict and params.get("mode") == "url":
-            import uuid
+        """Send one request of an :class:`~shipcode_mcp.asking.rounds.InputRequired` to a legacy client;
+        its result (see :func:`shipcode_mcp.asking.legacy.ask`)."""
+        from .asking.legacy import ask
 
-            params = {**params, "elicitationId": uuid.uuid4().hex}  # 2025-11-25 requires one
-        return await self.request(method, params, REQUEST_CAPABILITY[method])
+        return await ask(self, request)
 
     async def request(self, method: str, params: dict[str, Any] | None, capability: str) -> Any:
-        """Send a request to the client and return its ``result``; :class:`ClientError` if it fails."""
-        if capability not in self.client_capabilities:
-            raise ClientError(f"{method}: the client did not declare the {capability} capability")
-        if self.runtime is None:
-            raise ClientError(f"{method}: no client connection to ask")
-        result = await self.runtime.request(method, params)
-        if type(result) is not dict:
-            raise ClientError(f"{method}: the client answered with an invalid result")
-        return result
+        """Send a request to the client and return its ``result``
+        (see :func:`shipcode_mcp.asking.legacy.send_request`)."""
+        from .asking.legacy import send_request
+
+        return await send_request(self, method, params, capability)

@@ -27,6 +27,8 @@ import os
 import threading
 
 from .._log import log
+from ..asking.legacy import ClientRequests
+from ..deferred import ASYNC, INLINE, PAUSE, settled
 from ..errors import ClientError
 from ..jsontext import id_text
 from ..limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
@@ -37,15 +39,15 @@ from ..protocol import (
     ServerStop,
     error_tail,
 )
-from ..session import ASYNC, INLINE, PAUSE, settled
 from .signals import keep_off_this_thread
-from .workers import ClientRequests, WorkerPool, job_answer
+from .workers import WorkerPool, job_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..session import Deferred, Session
+    from ..deferred import Deferred
+    from ..session import Session
     from .signals import StopSignals
 
 _unfinished: list[Any] = []  # handlers that ignored their cancellation: kept, never destroyed

@@ -16,16 +16,18 @@ import contextvars
 import threading
 from collections import deque
 
+from ...asking.legacy import ClientRequests
+from ...deferred import ASYNC, INLINE, settled
 from ...jsontext import id_text
-from ...session import ASYNC, INLINE, settled
-from ..workers import ClientRequests, job_answer
+from ..workers import job_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ...session import Deferred, Session
+    from ...deferred import Deferred
+    from ...session import Session
     from ..workers import WorkerPool
 
 #: The exchange of the request being served, in the handler's context.

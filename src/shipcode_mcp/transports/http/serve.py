@@ -14,8 +14,8 @@ import os
 import secrets
 import sys
 
+from ...asking.state import STATE_KEY_VARIABLE
 from ...limits import DEFAULT_HEAD_SECONDS, DEFAULT_MAX_HEAD_BYTES
-from ...requeststate import STATE_KEY_VARIABLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
