@@ -113,8 +113,10 @@ _MODERN_KINDS = {**_LEGACY_KINDS, CatalogueKind.READ: R_OTHER}
 
 
 cdef list _routes_of(dict routes, dict kinds, dict fast_kinds):
-    """An era's routes (``routes``, their ``kinds`` as the catalogue publishes them), in the catalogue's order."""
-    return [_route_of(method, target, fast_kinds[kinds[method]]) for method, target in routes.items()]
+    """An era's routes (``routes``, their ``kinds`` as the catalogue publishes them), in the catalogue's order.
+    A route without a published kind (added to ``routes`` by hand) is served as any handler: by the line rules."""
+    return [_route_of(method, target, fast_kinds[kinds.get(method, CatalogueKind.HANDLER)])
+            for method, target in routes.items()]
 
 
 cdef _FastTool _fast_tool_of(spec):
