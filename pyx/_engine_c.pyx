@@ -46,11 +46,12 @@ from scan cimport *
 from system cimport EWOULDBLOCK, POLLIN, POLLOUT, poll, pollfd
 from tables cimport *
 
-from shipcode_mcp.catalogue import UNKNOWN_TOOL
+from shipcode_mcp.asking.rounds import InputRequired
+from shipcode_mcp.catalogue import RouteKind as CatalogueKind
 from shipcode_mcp.errors import HANDLER_FAULTS, failure_tail
 from shipcode_mcp.jsontext import dumps
 from shipcode_mcp.lines import LineRules
-from shipcode_mcp.mrtr import InputRequired
+from shipcode_mcp.methods import UNKNOWN_TOOL
 from shipcode_mcp.protocol import (
     MODERN_VERSION,
     BLANK_BYTES,
@@ -173,6 +174,9 @@ cdef class Engine:
     cdef double _since
 
     implementation = IMPLEMENTATION
+    #: What it can do beyond the line rules (the pure engine says False): answer from the bytes
+    #: (``fast``, ``http_modern``).
+    fast_path = True
 
     def __cinit__(self):
         self._partial = NULL
@@ -207,7 +211,7 @@ cdef class Engine:
         cdef int i
         self._modern_only = self._rules.all_modern
         self._routes = catalogue.routes
-        self._route_table = _routes_of(catalogue)
+        self._route_table = _routes_of(catalogue.routes, catalogue.route_kinds, _LEGACY_KINDS)
         self._route_count = min(len(self._route_table), MAX_ROUTES)
         for i in range(self._route_count):  # more routes than that: the slow path serves the rest
             route = self._route_table[i]
@@ -222,7 +226,7 @@ cdef class Engine:
         self._modern_table = []
         self._modern_count = 0
         if self._modern is not None:
-            self._modern_table = _modern_routes_of(catalogue)
+            self._modern_table = _routes_of(self._modern.routes, self._modern.route_kinds, _MODERN_KINDS)
             self._modern_count = min(len(self._modern_table), MAX_ROUTES)
             for i in range(self._modern_count):
                 route = self._modern_table[i]

@@ -107,34 +107,18 @@ cdef _Route _route_of(method, target, int kind):
     return route
 
 
-cdef list _routes_of(catalogue):
-    """The legacy era's routes, in the catalogue's order."""
-    routes = []
-    for method, target in catalogue.routes.items():
-        if type(target) is bytes:
-            kind = R_CONST
-        elif target == catalogue.call_tool:
-            kind = R_TOOLS_CALL
-        elif target == catalogue.read_resource:
-            kind = R_READ
-        else:
-            kind = R_OTHER
-        routes.append(_route_of(method, target, kind))
-    return routes
+# The fast path's route kind (RouteKind) of each of the catalogue's (CatalogueKind: catalogue.RouteKind),
+# by era: 2026-07-28's fast path answers constants and tools/call only.
+_LEGACY_KINDS = {CatalogueKind.CONSTANT: R_CONST, CatalogueKind.TOOL_CALL: R_TOOLS_CALL, CatalogueKind.READ: R_READ,
+                 CatalogueKind.HANDLER: R_OTHER}
+_MODERN_KINDS = {**_LEGACY_KINDS, CatalogueKind.READ: R_OTHER}
 
 
-cdef list _modern_routes_of(catalogue):
-    """2026-07-28's routes (constant answers and tools/call), in the catalogue's order."""
-    routes = []
-    for method, target in catalogue.modern.routes.items():
-        if type(target) is bytes:
-            kind = R_CONST
-        elif method == "tools/call" and target.handler == catalogue.call_tool:
-            kind = R_TOOLS_CALL
-        else:
-            kind = R_OTHER
-        routes.append(_route_of(method, target, kind))
-    return routes
+cdef list _routes_of(dict routes, dict kinds, dict fast_kinds):
+    """An era's routes (``routes``, their ``kinds`` as the catalogue publishes them), in the catalogue's order.
+    A route without a published kind (added to ``routes`` by hand) is served as any handler: by the line rules."""
+    return [_route_of(method, target, fast_kinds[kinds.get(method, CatalogueKind.HANDLER)])
+            for method, target in routes.items()]
 
 
 cdef _FastTool _fast_tool_of(spec):

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from ._version import __version__
 from .app import Server
+from .asking.rounds import InputRequired, elicitation_request, roots_request, sampling_request
 from .context import Context
 from .errors import ClientError, ResourceError, RpcError, ToolError
 from .handlers import Resource, Tool
-from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -86,6 +86,9 @@ class Engine:
     ``shipcode_mcp._engine_c.Engine`` (``pyx/_engine_c.pyx``), whose methods have the same names."""
 
     implementation = IMPLEMENTATION
+    #: What it can do beyond the line rules (the compiled engine says True): answer from the bytes
+    #: (``fast``, ``http_modern``).
+    fast_path = False
 
     def __init__(self, catalogue: Catalogue, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         if max_message_bytes < 1:

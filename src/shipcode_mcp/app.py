@@ -88,7 +88,7 @@ class Server:
         self.resource_subscriptions = resource_subscriptions
         #: The protocol versions the app speaks, newest first (default: every one implemented).
         self.protocol_versions = check_versions(ALL_VERSIONS if protocol_versions is None else protocol_versions)
-        #: The key sealing 2026-07-28 request states (see :mod:`shipcode_mcp.requeststate`).
+        #: The key sealing 2026-07-28 request states (see :mod:`shipcode_mcp.asking.state`).
         self.state_key = state_key
         #: The server's icons (``serverInfo.icons``).
         self.icons = icons

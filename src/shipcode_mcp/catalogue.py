@@ -7,13 +7,14 @@ A :class:`Catalogue` is what an engine serves, as plain data and named callables
   ``handler(params) -> result body bytes | Deferred`` that may raise
   :class:`~shipcode_mcp.protocol.RpcError`. ``params`` is the request's params object, or
   ``None`` when it has none. Methods not in ``routes`` are answered ``Method not found``.
-- ``call_tool`` and ``read_resource`` are the handlers of ``tools/call`` and
-  ``resources/read``; ``fast_tools`` describes the tools whose calls are plain (see
-  :class:`FastTool`), so the compiled engine can check their arguments from the input bytes.
+- ``route_kinds`` gives each route its :class:`RouteKind`: a constant answer, ``tools/call``,
+  ``resources/read`` or another handler (the handlers are in :mod:`shipcode_mcp.methods`).
+  ``fast_tools`` describes the tools whose calls are plain (see :class:`FastTool`), so the
+  compiled engine can check their arguments from the input bytes.
 - ``session`` is the client's session (:mod:`shipcode_mcp.session`); ``concurrent`` tells
   whether any handler defers work, i.e. whether serving needs the concurrent scheduler.
-- ``modern`` is the 2026-07-28 side (:class:`~shipcode_mcp.eras.ModernEra`, with routes of its
-  own), or None for an app that speaks only legacy versions.
+- ``modern`` is the 2026-07-28 side (:class:`~shipcode_mcp.eras.ModernEra`, with routes and
+  route kinds of its own), or None for an app that speaks only legacy versions.
 
 An app that adds or removes tools, prompts or resources while serving calls
 :meth:`Catalogue.refresh`: the tables are built again in place and the engines told.
@@ -21,22 +22,18 @@ An app that adds or removes tools, prompts or resources while serving calls
 
 from __future__ import annotations
 
-from .errors import HANDLER_FAULTS
-from .handlers import context_parameter, is_coroutine_function, progress_token
+from .handlers import context_parameter, is_coroutine_function
 from .jsontext import dumps
+from .methods import MethodHandlers
 from .protocol import (
-    INVALID_PARAMS,
     LEGACY_VERSIONS,
-    LOG_RANK,
     MODERN_VERSION,
-    RESOURCE_NOT_FOUND,
     RESULT_MID,
     RESULT_TAIL,
-    RpcError,
 )
-from .results import error_result, tool_result
-from .schema import FlatShape, InvalidArguments, header_parameters, parameter_defaults, positional_count
-from .session import ASYNC, INLINE, Deferred, Session
+from .results import error_result
+from .schema import FlatShape, header_parameters, parameter_defaults, positional_count
+from .session import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,37 +44,8 @@ if TYPE_CHECKING:
     from .eras import ModernEra
     from .handlers import Tool
 
-UNKNOWN_TOOL = "Unknown tool"
-_NO_ARGUMENTS: dict[str, Any] = {}  # missing "arguments" counts as {} (never mutated)
-_EMPTY = b"{}"
-_NO_COMPLETIONS = b'{"completion":{"values":[]}}'
 #: The member of a list's items its cursors name them by (see :mod:`shipcode_mcp.pagination`).
 LISTED_BY = {"tools": "name", "resources": "uri", "resourceTemplates": "uriTemplate", "prompts": "name"}
-#: ``completion/complete`` answers at most this many values (and says how many there are).
-MAX_COMPLETIONS = 100
-
-
-def completion_body(values: object) -> bytes:
-    """The ``completion/complete`` result body of what a completion function returned."""
-    if not isinstance(values, (list, tuple)) or not all(type(value) is str for value in values):
-        raise TypeError(f"a completion returned {type(values).__name__}, not a list of str")
-    shown = list(values[:MAX_COMPLETIONS])
-    return dumps({"completion": {"values": shown, "total": len(values), "hasMore": len(values) > len(shown)}})
-
-
-def complete_with(func: Callable[..., Any], name: str, value: str, chosen: dict[str, Any], token: object) -> Any:
-    """Call a completion function: the result body, or the deferred work giving it."""
-    context_name = context_parameter(func)
-    if is_coroutine_function(func):
-
-        async def run_async(ctx: Any) -> bytes:
-            extra = {} if context_name is None else {context_name: ctx}
-            return completion_body(await func(name, value, chosen, **extra))
-
-        return Deferred(run_async, ASYNC, token)
-    if context_name is not None:
-        return Deferred(lambda ctx: completion_body(func(name, value, chosen, **{context_name: ctx})), INLINE, token)
-    return completion_body(func(name, value, chosen))
 
 
 def _keep(body: bytes) -> bytes:
@@ -88,6 +56,42 @@ def _keep(body: bytes) -> bytes:
 def constant_answer(result: dict[str, Any]) -> bytes:
     """The bytes after the id for a method whose result never changes."""
     return RESULT_MID + dumps(result) + RESULT_TAIL
+
+
+class RouteKind:
+    """How a route is served: the kind ``Catalogue.route_kinds`` gives each method. The compiled
+    engine builds its tables from it (the pure engine runs every route through the line rules)."""
+
+    #: Pre-encoded bytes after the id: the answer never changes.
+    CONSTANT = 1
+    #: ``tools/call``: :meth:`~shipcode_mcp.methods.MethodHandlers.call_tool`, whose plain tools
+    #: (``Catalogue.fast_tools``) an engine may call itself.
+    TOOL_CALL = 2
+    #: ``resources/read``: :meth:`~shipcode_mcp.methods.MethodHandlers.read_resource`, whose direct
+    #: resources an engine may read itself.
+    READ = 3
+    #: Any other handler.
+    HANDLER = 4
+
+
+#: The handlers an engine may stand in for, by method; every other handler is a ``RouteKind.HANDLER``.
+HANDLER_KINDS = {"tools/call": RouteKind.TOOL_CALL, "resources/read": RouteKind.READ}
+
+
+def route_kinds(routes: dict[str, Any], own: dict[str, Any]) -> dict[str, int]:
+    """The :class:`RouteKind` of each route of ``routes`` (method -> answer bytes or handler): an engine may
+    stand in for a handler of :data:`HANDLER_KINDS` only while the route is still the catalogue's own
+    (``own``: method -> handler, served as it is or by an era's route); a route an extension or a framework
+    put in its place is a ``RouteKind.HANDLER``."""
+    kinds = {}
+    for method, target in routes.items():
+        if type(target) is bytes:
+            kinds[method] = RouteKind.CONSTANT
+        elif method in own and getattr(target, "handler", target) == own[method]:
+            kinds[method] = HANDLER_KINDS[method]
+        else:
+            kinds[method] = RouteKind.HANDLER
+    return kinds
 
 
 class FastTool:
@@ -155,8 +159,9 @@ def lax_flat_shape(tool: Tool) -> FlatShape | None:
     return shape
 
 
-class Catalogue:
-    """Plain data compiled from a :class:`~shipcode_mcp.app.Server` for the engines."""
+class Catalogue(MethodHandlers):
+    """Plain data compiled from a :class:`~shipcode_mcp.app.Server` for the engines, and the handlers
+    of the methods it serves (:class:`~shipcode_mcp.methods.MethodHandlers`)."""
 
     def __init__(self, app: Server) -> None:
         self.app = app
@@ -297,8 +302,13 @@ class Catalogue:
         # Replaced in place: the engines hold this very dict.
         self.routes.clear()
         self.routes.update(routes)
+        self.route_kinds = route_kinds(routes, self.own_handlers())
         if self.modern is not None:
             self._build_modern(listings, capabilities, added)
+
+    def own_handlers(self) -> dict[str, Any]:
+        """The handlers of :data:`HANDLER_KINDS`, by method: where an engine may stand in for them."""
+        return {"tools/call": self.call_tool, "resources/read": self.read_resource}
 
     def _extend(self, capabilities: dict[str, Any]) -> dict[str, Any]:
         """The app's extensions: advertised in ``capabilities``; the routes they add (``tools/call`` when
@@ -342,6 +352,7 @@ class Catalogue:
                 routes[method] = ModernRoute(era, method, handler, False)
         era.routes.clear()
         era.routes.update(routes)
+        era.route_kinds = route_kinds(routes, self.own_handlers())
 
     def _listed(
         self, listing: dict[str, Any], constant: Callable[[Any], bytes], finish: Callable[[bytes], bytes]
@@ -368,109 +379,3 @@ class Catalogue:
                 initialize["instructions"] = self.app.instructions
             result = self._initialize_results[version] = dumps(initialize)
         return result
-
-    def initialize(self, params: dict[str, Any] | None) -> bytes:
-        """``initialize``: remember the client's capabilities; answer the version it asked for
-        when the app speaks it, else the newest legacy version the app speaks."""
-        self.session.initialize(params)
-        requested = params.get("protocolVersion") if params is not None else None
-        return self.initialize_result(requested if requested in self.legacy_versions else self.legacy_versions[0])
-
-    def set_log_level(self, params: dict[str, Any] | None) -> bytes:
-        """``logging/setLevel``: send log messages at this level and above from now on."""
-        level = params.get("level") if params is not None else None
-        rank = LOG_RANK.get(level) if type(level) is str else None
-        if rank is None:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        self.session.log_threshold = rank
-        return _EMPTY
-
-    def call_tool(self, params: dict[str, Any] | None) -> Any:
-        """``tools/call``: look the tool up, validate its arguments, run it."""
-        try:
-            name = params["name"]
-            tool = self.tools[name]
-        except (TypeError, KeyError):  # no params, no name, a name that is not a string, no such tool
-            name = params.get("name") if params is not None else None
-            raise RpcError(INVALID_PARAMS, UNKNOWN_TOOL if type(name) is str else "Invalid params") from None
-        try:
-            arguments = tool.check_arguments(params.get("arguments", _NO_ARGUMENTS))
-        except InvalidArguments as invalid:  # with a text: the typed check's reasons
-            return error_result(invalid.args[0]) if invalid.args else self.invalid_arguments[name]
-        if tool.plain:  # the common case, without the detour through Tool.call
-            try:
-                return tool_result(tool.func(**arguments))
-            except HANDLER_FAULTS as error:
-                return tool.failed(error)
-        return tool.call(arguments, params)
-
-    def read_resource(self, params: dict[str, Any] | None) -> Any:
-        """``resources/read``: the contents of one listed resource."""
-        if params is None:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        uri = params.get("uri")
-        if type(uri) is not str:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        resource = self.resources.get(uri)
-        if resource is not None:
-            return resource.answer(params)
-        for template in self.templates.values():
-            values = template.match(uri)
-            if values is not None:
-                return template.answer(params, uri, values)
-        raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
-
-    def _served_uri(self, params: dict[str, Any] | None) -> str:
-        """The ``uri`` of params naming a listed resource or one a template matches."""
-        uri = params.get("uri") if params is not None else None
-        if type(uri) is not str:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        if uri not in self.resources and not any(
-            template.match(uri) is not None for template in self.templates.values()
-        ):
-            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
-        return uri
-
-    def subscribe(self, params: dict[str, Any] | None) -> bytes:
-        """``resources/subscribe``: send ``notifications/resources/updated`` for this uri."""
-        self.session.subscriptions.add(self._served_uri(params))
-        return _EMPTY
-
-    def unsubscribe(self, params: dict[str, Any] | None) -> bytes:
-        """``resources/unsubscribe``: no more updates for this uri."""
-        self.session.subscriptions.discard(self._served_uri(params))
-        return _EMPTY
-
-    def get_prompt(self, params: dict[str, Any] | None) -> Any:
-        """``prompts/get``: the messages of one prompt filled in with the client's arguments."""
-        name = params.get("name") if params is not None else None
-        if type(name) is not str:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        prompt = self.prompts.get(name)
-        if prompt is None:
-            raise RpcError(INVALID_PARAMS, "Unknown prompt")
-        return prompt.get(params)
-
-    def complete(self, params: dict[str, Any] | None) -> Any:
-        """``completion/complete``: suggested values for one argument of a prompt or template."""
-        ref = params.get("ref") if params is not None else None
-        argument = params.get("argument") if params is not None else None
-        context = params.get("context", _NO_ARGUMENTS) if params is not None else None
-        chosen = context.get("arguments", _NO_ARGUMENTS) if type(context) is dict else None
-        if (
-            type(ref) is not dict
-            or type(argument) is not dict
-            or type(argument.get("name")) is not str
-            or type(argument.get("value")) is not str
-            or type(chosen) is not dict
-        ):
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        kind = ref.get("type")
-        target = ref.get("name") if kind == "ref/prompt" else ref.get("uri") if kind == "ref/resource" else None
-        known = self.prompts if kind == "ref/prompt" else self.templates
-        if type(target) is not str or target not in known:
-            raise RpcError(INVALID_PARAMS, "Invalid params")
-        func = self.completions.get((kind, target))
-        if func is None:
-            return _NO_COMPLETIONS
-        return complete_with(func, argument["name"], argument["value"], dict(chosen), progress_token(params))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _log
+from ._log import DEFAULT_LEVEL, LEVELS, set_level
 from .protocol import ALL_VERSIONS, DEFAULT_MAX_MESSAGE_BYTES, ServerStop
 from .transports.signals import stop_signals
 
@@ -126,7 +126,7 @@ class Options:
         self.max_concurrency: int | None = None
         self.workers: int | None = None
         self.eof_grace: float | None = None
-        self.log_level = _log.DEFAULT_LEVEL
+        self.log_level = DEFAULT_LEVEL
         self.target: str | None = None
         self.resources: list[str] = []
         self.skills: list[str] = []
@@ -253,8 +253,8 @@ def build_parser():  # -> argparse.ArgumentParser
     )
     parser.add_argument(
         "--log-level",
-        choices=list(_log.LEVELS),
-        help=f"what to log on stderr (default: {_log.DEFAULT_LEVEL}); stdout carries protocol messages only",
+        choices=list(LEVELS),
+        help=f"what to log on stderr (default: {DEFAULT_LEVEL}); stdout carries protocol messages only",
     )
     parser.add_argument(
         "target",
@@ -428,10 +428,6 @@ def build_app(args: Options):  # -> Server
     return app
 
 
-#: Hands the command line to the processes of ``--http --processes N``.
-ARGV_VARIABLE = "SHIPCODE_MCP_HTTP_ARGV"
-
-
 def http_app_of(args: Options, app):  # -> the ASGI app
     given = {
         name: value
@@ -453,16 +449,17 @@ def http_app_of(args: Options, app):  # -> the ASGI app
     )
 
 
-def http_worker_app():  # -> the ASGI app
-    """One process of ``--http --processes N``: the app of the command line handed down."""
-    import json
+def http_app_of_command_line(argv: list[str]):  # -> the ASGI app
+    """The ASGI app a command line serves: what each process of ``--http --processes N`` builds (a host
+    app as it is; a server's app relaying its sessions' requests to the other processes)."""
     import os
 
     from .target import is_host_app
-    from .transports.http.relay import RELAY_DIRECTORY_VARIABLE, Relay
+    from .transports.http.relay import Relay
+    from .transports.http.serve import RELAY_DIRECTORY_VARIABLE
 
-    args = parse_command_line(json.loads(os.environ[ARGV_VARIABLE]))
-    _log.set_level(args.log_level)
+    args = parse_command_line(argv)
+    set_level(args.log_level)
     app = build_app(args)
     if is_host_app(app):
         return app
@@ -491,19 +488,9 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
     host, port = args.http
     heads = () if host_app else (asgi.max_head_bytes, asgi.head_timeout)
     if args.processes > 1:
-        import json
-        import os
-        import tempfile
-
-        from .transports.http.relay import RELAY_DIRECTORY_VARIABLE
-
-        if not host_app:
-            serve.share_state_key(app.state_key)
-        os.environ[ARGV_VARIABLE] = json.dumps(list(argv))
-        # Where the processes meet to relay legacy sessions' requests to one another: private to this server.
-        with tempfile.TemporaryDirectory(prefix="shipcode-mcp-") as directory:
-            os.environ[RELAY_DIRECTORY_VARIABLE] = directory
-            return serve.serve("shipcode_mcp.cli:http_worker_app", host, port, args.processes, args.log_level, *heads)
+        builder = f"{__name__}:http_app_of_command_line"
+        state_key = None if host_app else app.state_key
+        return serve.serve_processes(builder, list(argv), state_key, host, port, args.processes, args.log_level, *heads)
     return serve.serve(asgi, host, port, 1, args.log_level, *heads)
 
 
@@ -531,7 +518,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "--max-head-bytes and --head-timeout need --http\n"
         )
         return EXIT_USAGE
-    _log.set_level(args.log_level)
+    set_level(args.log_level)
     guard_stdout()  # before any user code runs: even an import-time print must not reach stdout
     try:
         app = build_app(args)

@@ -5,7 +5,7 @@ input schema. ``log``/``report_progress`` and the level shortcuts take effect wh
 and may be awaited (so they work in sync handlers too); ``sample``, ``elicit``,
 ``elicit_url`` and ``list_roots`` ask the client and must be awaited, in async handlers.
 
-Asking works in both eras (see :mod:`shipcode_mcp.mrtr`): a 2026-07-28 request's handler gets
+Asking works in both eras (see :mod:`shipcode_mcp.asking`): a 2026-07-28 request's handler gets
 the retry's answer for the ask's key, or ends the round; an earlier revision's client is
 asked at once.
 """
@@ -17,16 +17,16 @@ from contextvars import ContextVar
 
 from orjson import OPT_SORT_KEYS, dumps, loads
 
+from .asking.rounds import InputRequired, elicitation_request, roots_request, sampling_request, url_elicitation_request
 from .errors import ClientError, ResourceError, RpcError
-from .mrtr import InputRequired, elicitation_request, roots_request, sampling_request, url_elicitation_request
 from .protocol import LOG_LEVELS, LOG_RANK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .asking.rounds import Round
     from .context_values import ReadResourceContents, RequestContext
-    from .mrtr import Round
     from .session import Session
 
 _NO_RESPONSES: dict = {}
@@ -177,7 +177,7 @@ class Context:
 
     @property
     def request_state(self) -> Any:
-        """The ``state`` the handler gave :class:`~shipcode_mcp.mrtr.InputRequired` last round, or None."""
+        """The ``state`` the handler gave :class:`~shipcode_mcp.asking.rounds.InputRequired` last round, or None."""
         return self._round.state if self._round is not None else None
 
     # -- notifications ---------------------------------------------------------------------

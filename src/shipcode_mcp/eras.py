@@ -1,16 +1,16 @@
-"""Protocol eras: the stateless 2026-07-28 requests, and asking the client in either era.
+"""Protocol eras: the stateless 2026-07-28 requests beside the ``initialize`` handshake.
 
 A request whose ``params._meta`` holds ``io.modelcontextprotocol/protocolVersion`` is
 *modern* (2026-07-28); any other is *legacy* (the ``initialize`` handshake of 2024-11-05 to
 2025-11-25). :class:`ModernEra` judges modern requests: their ``_meta``, the methods that
 exist in 2026-07-28, and their results (``resultType``, caching hints, server identity).
 Handlers are the app's, shared by both eras; a handler asks the client by raising
-:class:`~shipcode_mcp.mrtr.InputRequired`:
+:class:`~shipcode_mcp.asking.rounds.InputRequired`:
 
 - modern: :class:`ModernRoute` answers ``resultType: "input_required"`` with a sealed
-  ``requestState`` (:mod:`shipcode_mcp.requeststate`), and opens it on the retry;
-- legacy: :func:`legacy_rounds` sends the requests to the client, waits for its answers and
-  runs the handler again.
+  ``requestState`` (:mod:`shipcode_mcp.asking.state`), and opens it on the retry;
+- legacy: :class:`~shipcode_mcp.asking.legacy.LegacyWork` sends the requests to the client, waits
+  for its answers and runs the handler again.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from __future__ import annotations
 from orjson import loads
 
 from ._log import log
+from .asking.rounds import ASKING_METHODS, InputRequired, Round, declares, required_capability
+from .asking.state import StateSeal, StateTooLarge, state_key
 from .context import CALLER, caller_identity
-from .errors import ClientError
+from .deferred import ASYNC, Deferred
 from .extensions import OWN_RESULT_TYPE
 from .jsontext import dumps
-from .mrtr import ASKING_METHODS, InputRequired, Round, declares, required_capability
 from .protocol import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -39,9 +40,6 @@ from .protocol import (
     UNSUPPORTED_VERSION,
     RpcError,
 )
-from .requeststate import StateSeal, StateTooLarge, state_key
-from .results import error_result
-from .session import ASYNC, INLINE, THREAD, Deferred
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,8 +48,6 @@ if TYPE_CHECKING:
 
     from .session import Session
 
-#: How many rounds of questions one legacy request may take before it fails.
-MAX_ROUNDS = 16
 #: The filter members of ``subscriptions/listen``, by the list-changed notification they ask for.
 LIST_CHANGED_FILTERS = {
     "tools": "toolsListChanged",
@@ -87,6 +83,8 @@ class ModernEra:
         )
         #: Method -> answer bytes after the id, or a handler ``(params) -> body | Deferred``.
         self.routes: dict[str, Any] = {}
+        #: Method -> its :class:`~shipcode_mcp.catalogue.RouteKind`.
+        self.route_kinds: dict[str, int] = {}
 
     # -- the envelope of a modern request ------------------------------------------------------
 
@@ -342,87 +340,3 @@ def asked_without_context(method: str) -> RpcError:
     """
     log("error", f"a {method} handler raised InputRequired but takes no Context to read the answers")
     return RpcError(INTERNAL_ERROR, "Internal error")
-
-
-# -- the legacy era: the server asks the client itself ---------------------------------------------
-
-
-class LegacyWork:
-    """A legacy request's deferred work: if its handler asks, the server asks the client and
-    runs the handler again (in a task), until it answers."""
-
-    __slots__ = ("func", "mode", "session", "id_bytes", "method", "route", "params")
-
-    def __init__(
-        self,
-        deferred: Deferred,
-        session: Session,
-        id_bytes: bytes,
-        method: str,
-        route: Callable[[Any], Any],
-        params: Any,
-    ) -> None:
-        self.func = deferred.func
-        self.mode = deferred.mode
-        self.session = session
-        self.id_bytes = id_bytes
-        self.method = method
-        self.route = route
-        self.params = params
-
-    def __call__(self, *args: Any) -> Any:
-        if self.mode != INLINE:
-            return self._run_async(args)
-        try:
-            return self.func(*args)
-        except InputRequired as ask:  # the rounds go on in a task
-            return Deferred(self.rounds, ASYNC, None, False, (ask,), False)
-
-    async def _run_async(self, args: tuple) -> bytes:
-        try:
-            if self.mode == ASYNC:
-                return await self.func(*args)
-            return await self.session.run_blocking(self.func, *args)
-        except InputRequired as ask:
-            return await self.rounds(ask)
-
-    async def rounds(self, ask: InputRequired) -> bytes:
-        """Ask the client what the handler asked, run the handler again with the answers; repeat."""
-        session = self.session
-        answers: dict[str, Any] = {}
-        for _ in range(MAX_ROUNDS):
-            responses = {}
-            try:
-                for key, request in ask.requests.items():
-                    responses[key] = await session.ask(request)
-            except ClientError as error:
-                if self.method != "tools/call":
-                    raise
-                return error_result(str(error))  # as when the tool's own ctx.elicit fails
-            answers.update(responses)
-            round_ = Round(False, session.client_capabilities, None, responses, ask.state, dict(answers))
-            try:
-                body = self.route(self.params)
-                if type(body) is Deferred:
-                    body.round = round_
-                    args = body.arguments(session, self.id_bytes)
-                    if body.mode == ASYNC:
-                        body = await body.func(*args)
-                    elif body.mode == THREAD:
-                        body = await session.run_blocking(body.func, *args)
-                    else:
-                        body = body.func(*args)
-                return body
-            except InputRequired as again:
-                ask = again
-        raise RuntimeError(f"a handler asked for input more than {MAX_ROUNDS} times")
-
-
-def asking_deferred(
-    session: Session, id_bytes: bytes, method: str, route: Callable[[Any], Any], params: Any, deferred: Deferred
-) -> Deferred:
-    """A legacy request's deferred work, ready for its handler to ask (blocking work then runs from a task)."""
-    deferred.func = LegacyWork(deferred, session, id_bytes, method, route, params)
-    if deferred.mode == THREAD:
-        deferred.mode = ASYNC
-    return deferred

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .context import Context
+from .deferred import ASYNC, INLINE, THREAD, Deferred
 from .errors import HANDLER_FAULTS, ToolError
 from .jsontext import dumps
 from .results import declares_content, error_result, tool_result
@@ -21,7 +22,6 @@ from .schema import (
     infer_input_schema,
     schema_for_hint,
 )
-from .session import ASYNC, INLINE, THREAD, Deferred
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def load_typed(what: str, reason: BaseException) -> Any:
     """:mod:`shipcode_mcp.typed`, for ``what`` (a tool) that needs it for ``reason``; a TypeError
     saying how to install pydantic when it is missing."""
     try:
-        from . import typed
+        import shipcode_mcp.typed as typed
     except ImportError as error:
         if not (error.name or "").startswith("pydantic"):
             raise

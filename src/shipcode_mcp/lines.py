@@ -17,9 +17,10 @@ from orjson import JSONDecodeError
 from orjson import loads as _loads
 
 from ._log import log
+from .asking.rounds import ASKING_METHODS, InputRequired
+from .deferred import PAUSE, Deferred
 from .errors import HANDLER_FAULTS, failure_tail
 from .jsontext import dumps, is_overflow_error, loads_overflowing
-from .mrtr import ASKING_METHODS, InputRequired
 from .protocol import (
     BLANK_BYTES,
     CANCELLED_NOTIFICATION,
@@ -37,7 +38,6 @@ from .protocol import (
     RESULT_TAIL,
     RpcError,
 )
-from .session import PAUSE, Deferred
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -244,7 +244,7 @@ class LineRules:
             # A legacy request whose handler takes a Context may ask the client (without one it
             # could never read the answers): only that work is wrapped for the rounds.
             if body.takes_context and body.round is None and method in ASKING_METHODS:
-                from .eras import asking_deferred
+                from .asking.legacy import asking_deferred
 
                 body = asking_deferred(self.session, id_bytes, method, route, params, body)
             body = self.session.defer(id_bytes, body)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any  # read at run time: a hint of Any
 
+from .deferred import ASYNC, INLINE, Deferred
 from .handlers import context_parameter, docstring, is_coroutine_function, progress_token
 from .jsontext import dumps
 from .protocol import INVALID_PARAMS, RpcError
 from .schema import parameter_defaults, parameter_names
-from .session import ASYNC, INLINE, Deferred
 
 _NO_ARGUMENTS: dict[str, Any] = {}
 

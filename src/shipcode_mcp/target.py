@@ -178,9 +178,9 @@ def app_failure(action: str, target: str, error: BaseException) -> TargetError:
     """
     import traceback
 
-    from . import _log
+    from ._log import log
 
-    _log.log("debug", "".join(traceback.format_exception(error)).rstrip())
+    log("debug", "".join(traceback.format_exception(error)).rstrip())
     here = os.path.dirname(os.path.abspath(__file__))
     frames = [
         frame

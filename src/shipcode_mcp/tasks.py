@@ -21,16 +21,16 @@ import time
 from functools import partial
 
 from ._log import log, log_exception
+from .asking.rounds import InputRequired, Round
 from .context import CALLER, Context
+from .deferred import ASYNC, Deferred
 from .eras import bound_to
 from .errors import HANDLER_FAULTS
 from .extensions import Extension, client_declares, missing_extension
 from .jsontext import dumps
-from .mrtr import InputRequired, Round
 from .protocol import INTERNAL_ERROR, INVALID_PARAMS, META_SUBSCRIPTION, RpcError
 from .results import error_result
 from .schema import InvalidArguments
-from .session import ASYNC, Deferred
 from .taskstore import TERMINAL, MemoryTaskStore, TaskLimit, now_ms
 
 TYPE_CHECKING = False

@@ -105,6 +105,7 @@ def test_both_engines_expose_the_same_interface(engine_module) -> None:
         "serve",
         "initialized",
         "implementation",
+        "fast_path",
         "attach",
         "take",
         "resume",

@@ -20,7 +20,7 @@ from support.serverproc import ServerProcess
 from support.wire import StateClock, default_catalogue, engine, error, request, result
 
 from shipcode_mcp import Context, InputRequired, Server, elicitation_request, roots_request, sampling_request
-from shipcode_mcp.requeststate import MAX_STATE_CHARS, StateSeal
+from shipcode_mcp.asking.state import MAX_STATE_CHARS, StateSeal
 
 KEY = "era-tests-key"
 V = "io.modelcontextprotocol/protocolVersion"

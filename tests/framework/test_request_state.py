@@ -17,7 +17,7 @@ from support.httpwire import http, json_reply, modern_headers, seen, within
 from support.wire import StateClock, error, request, result
 
 from shipcode_mcp import Context, Server
-from shipcode_mcp.requeststate import STATE_KEY_VARIABLE, STATE_LIFETIME, StateSeal, state_key
+from shipcode_mcp.asking.state import STATE_KEY_VARIABLE, STATE_LIFETIME, StateSeal, state_key
 
 KEY = "state-tests-key"
 V = "io.modelcontextprotocol/protocolVersion"

@@ -83,7 +83,6 @@ def test_a_round_finishes_on_another_process_sharing_the_key(engine_name: str) -
 def test_processes_of_one_server_share_one_key(monkeypatch: pytest.MonkeyPatch) -> None:
     from support.httpwire import http, modern_headers
 
-    from shipcode_mcp import cli
     from shipcode_mcp.transports.http import serve
 
     monkeypatch.delenv("SHIPCODE_MCP_STATE_KEY", raising=False)
@@ -92,8 +91,9 @@ def test_processes_of_one_server_share_one_key(monkeypatch: pytest.MonkeyPatch) 
     assert len(key) == 43
     serve.share_state_key(None)
     assert os.environ["SHIPCODE_MCP_STATE_KEY"] == key  # one there already: kept
-    monkeypatch.setenv(cli.ARGV_VARIABLE, json.dumps([APP, "--http", "8000", "--processes", "2"]))
-    first, second = cli.http_worker_app(), cli.http_worker_app()  # as two processes build theirs
+    builder = "shipcode_mcp.cli:http_app_of_command_line"
+    monkeypatch.setenv(serve.HANDOFF_VARIABLE, json.dumps([builder, [APP, "--http", "8000", "--processes", "2"]]))
+    first, second = serve.worker_app(), serve.worker_app()  # as two processes build theirs
     meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
     headers = {**modern_headers("tools/call", "greet"), "host": "localhost"}
 

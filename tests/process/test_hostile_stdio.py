@@ -41,6 +41,8 @@ from support.wire import (
     text,
 )
 
+from shipcode_mcp.catalogue import RouteKind
+
 MiB = 1024 * 1024
 #: Generous bound for one pathological line, on a shared and noisy machine.
 BOUNDED_SECONDS = 30
@@ -741,6 +743,7 @@ def test_a_faulty_handler_is_an_internal_error(run, method: str, capfd) -> None:
 def test_a_served_method_whose_handler_returns_no_bytes(run, method: str, returned, capfd) -> None:
     catalogue = default_catalogue()
     catalogue.routes[method] = lambda params: returned
+    catalogue.route_kinds[method] = RouteKind.HANDLER  # no longer the catalogue's own handler
     data = (
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}\n'
         b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///hello.txt"}}\n' + ping(3)

@@ -76,15 +76,15 @@ def default_catalogue():
 class StateClock:
     """The clock the sealed request states read, set by the test: ``StateClock(monkeypatch, now)``.
 
-    It stands in for the ``time`` module of :mod:`shipcode_mcp.requeststate`; ``now`` is the
+    It stands in for the ``time`` module of :mod:`shipcode_mcp.asking.state`; ``now`` is the
     time it answers until changed.
     """
 
     def __init__(self, patch: Any, now: float) -> None:
-        from shipcode_mcp import requeststate
+        from shipcode_mcp.asking import state
 
         self.now = now
-        patch.setattr(requeststate, "time", self)
+        patch.setattr(state, "time", self)
 
     def time(self) -> float:
         return self.now

@@ -18,7 +18,7 @@ import pydantic
 import pydantic_core
 
 from ..app import Server
-from ..catalogue import Catalogue, constant_answer
+from ..catalogue import Catalogue, constant_answer, route_kinds
 from ..context import Context as NativeContext
 from ..errors import ClientError, ToolError
 from ..handlers import Resource, Tool, context_parameter, docstring
@@ -334,6 +334,7 @@ class FrameworkCatalogue(Catalogue):
             routes["completion/complete"] = server.no_completion
         if "logging/setLevel" not in routes:
             routes["logging/setLevel"] = self.set_log_level
+        self.route_kinds = route_kinds(routes, self.own_handlers())  # the framework's handlers: no engine's
 
     def framework_call(self, params: dict[str, Any] | None) -> Any:
         params = params or {}
@@ -686,7 +687,7 @@ class FrameworkServer(Server):
             async def run_async(ctx: Any) -> bytes:
                 return body(await handler(ref, argument, context))
 
-            from ..session import ASYNC, Deferred
+            from ..deferred import ASYNC, Deferred
 
             return Deferred(run_async, ASYNC, None)
         return body(handler(ref, argument, context))

@@ -27,6 +27,8 @@ import os
 import threading
 
 from .._log import log
+from ..asking.legacy import ClientRequests
+from ..deferred import ASYNC, INLINE, PAUSE, settled
 from ..errors import ClientError
 from ..jsontext import id_text
 from ..limits import DEFAULT_EOF_GRACE, DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS, SETTLE_SECONDS
@@ -37,15 +39,15 @@ from ..protocol import (
     ServerStop,
     error_tail,
 )
-from ..session import ASYNC, INLINE, PAUSE, settled
 from .signals import keep_off_this_thread
-from .workers import ClientRequests, WorkerPool, job_answer
+from .workers import WorkerPool, job_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..session import Deferred, Session
+    from ..deferred import Deferred
+    from ..session import Session
     from .signals import StopSignals
 
 _unfinished: list[Any] = []  # handlers that ignored their cancellation: kept, never destroyed
@@ -74,7 +76,8 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 
 class Scheduler:
-    """Serves one session on ``fd_in``/``fd_out`` with an engine and an event loop."""
+    """Serves one session on ``fd_in``/``fd_out`` with an engine and an event loop: the session's
+    :class:`~shipcode_mcp.runtime.Runtime` while it serves."""
 
     def __init__(
         self,
@@ -123,7 +126,7 @@ class Scheduler:
         import signal
 
         loop = self.loop
-        self.session.scheduler = self
+        self.session.runtime = self
         self.engine.attach(self.fd_out)
         # What start-up made lives as long as the process: no collection walks it again, not
         # even the ones at exit (which otherwise cost as much as a thousand async calls).
@@ -147,7 +150,7 @@ class Scheduler:
             loop.remove_reader(wake_read)
             os.close(wake_read)
             os.close(wake_write)
-            self.session.scheduler = None
+            self.session.runtime = None
         return self.reason
 
     def _begin(self, wake_write: int) -> None:

@@ -115,8 +115,8 @@ def serve_app(
     Defaults: see :mod:`shipcode_mcp.transports.scheduler` (2000 handlers in flight, 32 worker
     threads, 30 s of grace at end of input).
     """
-    from .. import _log
     from .._engine import IMPLEMENTATION, Engine
+    from .._log import log
 
     for name, value in (("max_concurrency", max_concurrency), ("workers", workers)):
         if value is not None and value < 1:
@@ -131,7 +131,7 @@ def serve_app(
             if catalogue is None:
                 catalogue = app.catalogue()
             engine = Engine(catalogue, max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES)
-            _log.log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
+            log("info", f"serving {app.name} {app.version} (engine: {IMPLEMENTATION})")
             if os.isatty(0):
                 announce_on_terminal(app.name, IMPLEMENTATION)
             if catalogue.concurrent or app.lifespan is not None:  # a lifespan runs on the scheduler's loop
@@ -166,7 +166,7 @@ def serve_app(
         reason = "stdout closed"
     except ServerStop as stop:
         reason = f"signal {stop.args[0]}"
-    _log.log("info", f"{reason}; exiting")
+    log("info", f"{reason}; exiting")
     return EXIT_OK
 
 

@@ -6,7 +6,6 @@ import threading
 from concurrent.futures import Executor, Future
 
 from .._log import log, log_exception
-from ..errors import ClientError
 from ..protocol import INTERNAL_ERROR_TAIL, RESPONSE_HEAD, RESULT_MID, RESULT_TAIL, RpcError
 
 TYPE_CHECKING = False
@@ -68,54 +67,3 @@ def job_answer(id_bytes: bytes, job: Any) -> bytes:
     else:
         log_exception("internal error in a handler", error)
     return RESPONSE_HEAD + id_bytes + INTERNAL_ERROR_TAIL
-
-
-class ClientRequests:
-    """The server's requests to one client awaiting their answers; ids ``"s1"``, ``"s2"``, ..."""
-
-    def __init__(self) -> None:
-        self.pending: dict[bytes, tuple[Any, str]] = {}
-        self.count = 0
-
-    async def ask(self, loop: Any, send: Callable[[bytes], object], method: str, params: dict[str, Any] | None) -> Any:
-        """Send the request (a whole line, through ``send``) and wait for the client's ``result``."""
-        from ..jsontext import dumps
-
-        self.count += 1
-        key = b'"s%d"' % self.count
-        line = b'{"jsonrpc":"2.0","id":' + key + b',"method":' + dumps(method)
-        if params is not None:
-            line += b',"params":' + dumps(params)
-        future = loop.create_future()
-        self.pending[key] = (future, method)
-        try:
-            send(line + b"}\n")
-            return await future
-        finally:
-            self.pending.pop(key, None)
-
-    def resolve(self, id_bytes: bytes, message: dict[str, Any]) -> None:
-        """A client's response: resolves the matching request; any other is ignored."""
-        waiting = self.pending.pop(id_bytes, None)
-        if waiting is None:
-            return
-        future, method = waiting
-        if future.done():
-            return
-        if "error" not in message:
-            future.set_result(message.get("result"))
-            return
-        error = message.get("error")
-        if type(error) is dict:
-            reason = f"error {error.get('code')}: {error.get('message')}"
-        else:
-            reason = "an invalid error"
-            error = None
-        future.set_exception(ClientError(f"{method}: the client answered with {reason}", error))
-
-    def fail(self, why: str) -> None:
-        """Fail every request still waiting: ``ClientError("<method>: <why>")``."""
-        for future, method in self.pending.values():
-            if not future.done():
-                future.set_exception(ClientError(f"{method}: {why}"))
-        self.pending.clear()

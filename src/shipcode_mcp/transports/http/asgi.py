@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 
-from ... import context
+import shipcode_mcp.transports.http.replies as replies
+
+from ...context import CALLER, HTTP_SCOPE
 from ...lifespan import LifespanFailed, enter, leave, report
 from ...limits import (
     DEFAULT_BODY_SECONDS,
@@ -41,7 +43,6 @@ from ...protocol import (
     error_tail,
 )
 from ..workers import WorkerPool
-from . import replies
 from ._headerscan import fast_fields
 from .auth import WELL_KNOWN, BearerAuth, bearer_token
 from .deadlines import BodyDeadlines, BodyTimeout, BodyTooLarge, ClientGone
@@ -252,11 +253,11 @@ class McpHttpApp:
                 if caller is None:
                     await self.unauthorized(scope, send, headers, root, bearer is not None)
                     return
-                token = context.CALLER.set(caller)
+                token = CALLER.set(caller)
         if route != self.path:
             await replies.reply(send, 404, NOT_FOUND)
             return
-        request = context.HTTP_SCOPE.set(scope)  # a Context's request headers
+        request = HTTP_SCOPE.set(scope)  # a Context's request headers
         try:
             method = scope["method"]
             if method == "POST":
@@ -267,9 +268,9 @@ class McpHttpApp:
                 allow = b"GET, POST, DELETE" if self.legacy else b"POST"
                 await replies.refuse(send, 405, INVALID_REQUEST, "Method Not Allowed", [(b"allow", allow)])
         finally:
-            context.HTTP_SCOPE.reset(request)
+            HTTP_SCOPE.reset(request)
             if token is not None:
-                context.CALLER.reset(token)
+                CALLER.reset(token)
 
     async def unauthorized(
         self, scope: dict[str, Any], send: Callable[..., Any], headers: RequestHeaders, root: str, presented: bool

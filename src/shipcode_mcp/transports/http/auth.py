@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from ... import _log
+from ..._log import log
 from ...jsontext import dumps
 
 TYPE_CHECKING = False
@@ -72,7 +72,7 @@ class BearerAuth:
             if inspect.isawaitable(who):
                 who = await who
         except Exception as error:  # a token verify cannot read: refused like any other
-            _log.log("debug", f"bearer token refused: verify raised {error!r}")
+            log("debug", f"bearer token refused: verify raised {error!r}")
             return None
         return who
 

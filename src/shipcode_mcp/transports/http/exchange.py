@@ -2,10 +2,11 @@
 
 An :class:`Exchange` is what one POST is waiting for: the lines a handler sends before its
 answer (notifications; in legacy sessions, requests to the client) and then the answer itself.
-A :class:`Runtime` stands where the stdio server's scheduler stands for a
-:class:`~shipcode_mcp.session.Session`: it runs deferred work on the server's event loop or
-in worker threads, and routes each line a handler sends about its request to the exchange of that request (the
-context variable :data:`CURRENT`), and any other line to the session's standalone stream.
+An :class:`HttpRuntime` is the :class:`~shipcode_mcp.runtime.Runtime` of a
+:class:`~shipcode_mcp.session.Session` served over HTTP, as the stdio server's scheduler is on stdio:
+it runs deferred work on the server's event loop or in worker threads, and routes each line a handler
+sends about its request to the exchange of that request (the context variable :data:`CURRENT`), and
+any other line to the session's standalone stream.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ import contextvars
 import threading
 from collections import deque
 
+from ...asking.legacy import ClientRequests
+from ...deferred import ASYNC, INLINE, settled
 from ...jsontext import id_text
-from ...session import ASYNC, INLINE, settled
-from ..workers import ClientRequests, job_answer
+from ..workers import job_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ...session import Deferred, Session
+    from ...deferred import Deferred
+    from ...session import Session
     from ..workers import WorkerPool
 
 #: The exchange of the request being served, in the handler's context.
@@ -122,8 +125,9 @@ class Gate:
             self._free.set()
 
 
-class Runtime:
-    """Deferred work, notifications and requests to the client of one session served over HTTP.
+class HttpRuntime:
+    """Deferred work, notifications and requests to the client of one session served over HTTP
+    (a :class:`~shipcode_mcp.runtime.Runtime`).
 
     ``standalone(line)`` receives what no request is waiting for (the session's GET stream).
     """
@@ -145,14 +149,14 @@ class Runtime:
         #: Deferred work in flight -> its request's id bytes.
         self.jobs: dict[Any, bytes] = {}
         self.requests = ClientRequests()
-        session.scheduler = self
+        session.runtime = self
 
     def serving(self) -> None:
         """Called on the event loop before each message is judged: the loop serving now."""
         self.loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
 
-    # -- the scheduler's side of a Session ------------------------------------------------------
+    # -- the runtime's side of a Session --------------------------------------------------------
 
     def defer(self, id_bytes: bytes, deferred: Deferred) -> Any:
         """Start deferred work for the current exchange: its body when it ran inline, else None."""

@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-#: The environment variable naming the server's relay directory (set by the command line for its processes).
-RELAY_DIRECTORY_VARIABLE = "SHIPCODE_MCP_RELAY_DIRECTORY"
 #: Seconds to reach the process holding a session before answering that it is not found.
 CONNECT_SECONDS = 5.0
 #: Seconds a starting process waits for an index to free up (a process being replaced still holds it).

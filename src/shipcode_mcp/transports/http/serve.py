@@ -2,19 +2,21 @@
 
 uvicorn (with its C HTTP parser and uvloop) comes with the optional extra ``shipcode-mcp[http]``.
 Several processes share one listening socket (uvicorn's ``workers``); each builds the app again
-from the command line, and all of them seal 2026-07-28 request states with one key: the app's,
-``SHIPCODE_MCP_STATE_KEY``'s, or one made here and handed down in that variable.
+from the command line handed down to it (:func:`serve_processes`), and all of them seal 2026-07-28
+request states with one key: the app's, ``SHIPCODE_MCP_STATE_KEY``'s, or one made here and handed
+down in that variable.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sys
 
+from ...asking.state import STATE_KEY_VARIABLE
 from ...lifespan import EXIT_LIFESPAN, FAILED_FILE_VARIABLE
 from ...limits import DEFAULT_HEAD_SECONDS, DEFAULT_MAX_HEAD_BYTES
-from ...requeststate import STATE_KEY_VARIABLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,6 +30,11 @@ SHUTDOWN_GRACE_SECONDS = 5
 ASGI_ONLY_VARIABLE = "SHIPCODE_MCP_HTTP_ASGI_ONLY"
 #: uvicorn's log level for each of ``--log-level``'s.
 LOG_LEVELS = {"debug": "debug", "info": "info", "warning": "warning", "error": "error", "off": "critical"}
+#: Hands the command line to the processes of ``--http --processes N``: the JSON of ``[builder, argv]``.
+HANDOFF_VARIABLE = "SHIPCODE_MCP_HTTP_ARGV"
+#: Names the directory, private to one server, where its processes relay legacy sessions' requests to one
+#: another (:mod:`.relay`).
+RELAY_DIRECTORY_VARIABLE = "SHIPCODE_MCP_RELAY_DIRECTORY"
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -56,6 +63,29 @@ def share_state_key(configured: object) -> None:
     environment has one."""
     if configured is None and not os.environ.get(STATE_KEY_VARIABLE):
         os.environ[STATE_KEY_VARIABLE] = secrets.token_urlsafe(32)
+
+
+def serve_processes(builder: str, argv: list[str], state_key: object, *where_and_how: Any) -> int:
+    """Serve as :func:`serve` does (``where_and_how``: its arguments after the app) with several processes,
+    each building its ASGI app with ``builder(argv)`` (an import string ``module:function``: the command
+    line's own builder), all under one state key (``state_key``: the app's, None when it has none), and
+    meeting in a directory of their own (:data:`RELAY_DIRECTORY_VARIABLE`)."""
+    import tempfile
+
+    share_state_key(state_key)
+    os.environ[HANDOFF_VARIABLE] = json.dumps([builder, list(argv)])
+    with tempfile.TemporaryDirectory(prefix="shipcode-mcp-") as directory:
+        os.environ[RELAY_DIRECTORY_VARIABLE] = directory
+        return serve(f"{__name__}:worker_app", *where_and_how)
+
+
+def worker_app() -> Any:
+    """One process of :func:`serve_processes`: its ASGI app, built from what was handed down."""
+    import importlib
+
+    builder, argv = json.loads(os.environ[HANDOFF_VARIABLE])
+    module, _, name = builder.partition(":")
+    return getattr(importlib.import_module(module), name)(argv)
 
 
 def protocol(max_head_bytes: int, head_timeout: float) -> dict[str, Any]:

@@ -11,7 +11,7 @@ every request is judged by 2026-07-28's rules (``Engine.modern_only``).
 from __future__ import annotations
 
 from ..._engine import Engine
-from .exchange import CURRENT, Exchange, Runtime
+from .exchange import CURRENT, Exchange, HttpRuntime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def fast_path() -> bool:
     """Whether the engine has a fast path (the compiled engine: the pure one judges every message in full)."""
-    return Engine.implementation == "compiled"
+    return Engine.fast_path
 
 
 class Served:
@@ -45,21 +45,21 @@ class Served:
         self.catalogue = app.catalogue()
         engine = Engine(self.catalogue, max_message_bytes)
         # The engine's fast path alone: an answer given at once, or None when the message is to be
-        # judged in full. The pure engine has none: these stay None and nothing asks it twice.
+        # judged in full. An engine without one (``fast_path``: the pure one): these stay None and
+        # nothing asks it twice.
         #: ``http_modern(body, version, method, name)``: a 2026-07-28 request whose headers match its body,
         #: answered with a result (HTTP 200); for the catalogue serving 2026-07-28.
         self.http_modern = None
         #: ``fast(body)``: a message of a legacy session.
         self.fast = None
-        fast = fast_path()
         if all_modern:
             engine.modern_only()
-            if fast:
+            if engine.fast_path:
                 self.http_modern = engine.http_modern
-        elif fast:
+        elif engine.fast_path:
             self.fast = engine.fast
         self._judge = engine.judge
-        self.runtime = Runtime(self.catalogue.session, pool, gate, standalone)
+        self.runtime = HttpRuntime(self.catalogue.session, pool, gate, standalone)
 
     def exchange(self) -> Exchange:
         """A new exchange for a request to this catalogue."""

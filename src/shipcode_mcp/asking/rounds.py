@@ -5,9 +5,9 @@ answered (or calls ``ctx.elicit``/``ctx.sample``/``ctx.list_roots``, which raise
 then it is run again from the start with the answers in ``ctx.input_responses``.
 
 - 2026-07-28: the answer is ``resultType: "input_required"`` with ``inputRequests`` and a
-  sealed ``requestState``; the client retries the request with ``inputResponses``.
+  sealed ``requestState`` (:mod:`.state`); the client retries the request with ``inputResponses``.
 - Earlier revisions: the server sends the requests to the client itself, waits for the
-  answers and runs the handler again.
+  answers and runs the handler again (:mod:`.legacy`).
 
 Only ``tools/call``, ``prompts/get`` and ``resources/read`` may ask.
 """

@@ -23,7 +23,7 @@ import time
 
 from orjson import loads
 
-from .jsontext import dumps
+from ..jsontext import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
