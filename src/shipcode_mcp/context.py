@@ -77,6 +77,9 @@ _DONE = _Done()
 class Context:
     """One request's way back to the client."""
 
+    #: Whether a form elicitation says ``"mode": "form"`` (the native one does not: the bytes of 2025-06-18).
+    FORM_MODE_NAMED = False
+
     __slots__ = ("_session", "_id_bytes", "_progress_token", "_round", "_meta", "_scope", "_session_id")
 
     def __init__(
@@ -299,11 +302,11 @@ class Context:
         (``pydantic.ValidationError`` when the answer does not fit).
         """
         if type(schema) is dict:
-            return await self._ask(elicitation_request(message, schema), key, "elicit")
+            return await self._ask(elicitation_request(message, schema, self.FORM_MODE_NAMED), key, "elicit")
         from .context_values import ElicitationType
 
         asked = ElicitationType(schema)
-        return asked(await self._ask(elicitation_request(message, asked.schema), key, "elicit"))
+        return asked(await self._ask(elicitation_request(message, asked.schema, self.FORM_MODE_NAMED), key, "elicit"))
 
     async def elicit_url(self, message: str, url: str, key: str | None = None) -> dict[str, Any]:
         """Send the client's user to ``url`` (``elicitation/create``, URL mode); returns the client's result dict."""

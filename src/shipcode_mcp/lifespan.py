@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from . import _log
+from ._log import log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def failure_line(server: Server, stage: str, error: BaseException) -> str:
 
 def report(line: str) -> None:
     """Say why the lifespan failed (one line on stderr), and tell a parent process that waits to know."""
-    _log.log("error", line)
+    log("error", line)
     path = os.environ.get(FAILED_FILE_VARIABLE)
     if path:
         try:

@@ -49,9 +49,12 @@ class InputRequired(BaseException):
                 )
 
 
-def elicitation_request(message: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """An ``elicitation/create`` request (form mode): ask the user for data of this schema."""
-    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}
+def elicitation_request(message: str, schema: dict[str, Any], mode_named: bool = False) -> dict[str, Any]:
+    """An ``elicitation/create`` request (form mode): ask the user for data of this schema (``mode_named``:
+    with ``"mode": "form"``, as the other frameworks send it at every revision)."""
+    params = {"mode": "form", "message": message} if mode_named else {"message": message}
+    params["requestedSchema"] = schema
+    return {"method": "elicitation/create", "params": params}
 
 
 def url_elicitation_request(message: str, url: str) -> dict[str, Any]:

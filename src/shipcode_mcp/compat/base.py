@@ -97,11 +97,8 @@ class Context(NativeContext):
         """The official SDK's ``ctx.session``: requests to the client with the SDK's objects."""
         return ClientSession(self)
 
-    async def _ask(self, request: dict[str, Any], key: str | None, kind: str) -> Any:
-        if request["method"] == "elicitation/create" and "mode" not in request["params"]:
-            # The frameworks name the form mode at every revision (2025-06-18 included).
-            request = {**request, "params": {"mode": "form", **request["params"]}}
-        return await super()._ask(request, key, kind)
+    #: The frameworks name the form mode of an elicitation at every revision (2025-06-18 included).
+    FORM_MODE_NAMED = True
 
 
 class ClientSession:

@@ -26,7 +26,7 @@ import time
 from orjson import dumps, loads
 
 from ...protocol import INTERNAL_ERROR, INVALID_REQUEST
-from . import replies
+from .replies import refuse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ class Relay:
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), CONNECT_SECONDS)
         except (OSError, TimeoutError):
-            await replies.refuse(send, 404, INVALID_REQUEST, NOT_FOUND)
+            await refuse(send, 404, INVALID_REQUEST, NOT_FOUND)
             return
         write_frame(writer, SCOPE, scope_frame(scope))
         upload = asyncio.ensure_future(self._upload(receive, writer))
@@ -230,7 +230,7 @@ class Relay:
                 if started:
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
                 else:
-                    await replies.refuse(send, 502, INTERNAL_ERROR, "Bad Gateway: the session's process did not answer")
+                    await refuse(send, 502, INTERNAL_ERROR, "Bad Gateway: the session's process did not answer")
         finally:
             upload.cancel()
             writer.close()
