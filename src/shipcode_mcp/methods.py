@@ -114,6 +114,13 @@ class MethodHandlers:
         uri = params.get("uri")
         if type(uri) is not str:
             raise RpcError(INVALID_PARAMS, "Invalid params")
+        answer = self.read_answer(params, uri)
+        if answer is None:
+            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
+        return answer
+
+    def read_answer(self, params: dict[str, Any] | None, uri: str) -> Any:
+        """The answer of the listed resource ``uri`` or of the template matching it; None when none serves it."""
         resource = self.resources.get(uri)
         if resource is not None:
             return resource.answer(params)
@@ -121,7 +128,7 @@ class MethodHandlers:
             values = template.match(uri)
             if values is not None:
                 return template.answer(params, uri, values)
-        raise RpcError(RESOURCE_NOT_FOUND, "Resource not found")
+        return None
 
     def _served_uri(self, params: dict[str, Any] | None) -> str:
         """The ``uri`` of params naming a listed resource or one a template matches."""

@@ -348,13 +348,9 @@ class FrameworkCatalogue(Catalogue):
     def framework_read(self, params: dict[str, Any] | None) -> Any:
         uri = (params or {}).get("uri")
         if type(uri) is str:
-            resource = self.resources.get(uri)
-            if resource is not None:
-                return resource.answer(params)
-            for template in self.templates.values():
-                values = template.match(uri)
-                if values is not None:
-                    return template.answer(params, uri, values)
+            answer = self.read_answer(params, uri)
+            if answer is not None:
+                return answer
         raise self.app.unknown_resource(uri)
 
     def framework_prompt(self, params: dict[str, Any] | None) -> Any:
