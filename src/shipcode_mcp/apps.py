@@ -5,13 +5,16 @@ memory, its listing and its ``resources/read`` contents carrying ``_meta.ui`` (C
 permissions, a dedicated domain, the border preference). A :class:`UiTool` lists ``_meta.ui``
 (``resourceUri``, ``visibility``) and the flat ``_meta["ui/resourceUri"]`` older hosts read.
 :class:`Apps` advertises the extension and checks, per catalogue, that every interface a tool
-names is served. Hosts render the page and enforce visibility (``docs/extensions.md``).
+names is served (a change while serving is logged). Hosts render the page and enforce visibility
+(``docs/extensions.md``).
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 
+from ._log import log
 from .extensions import Extension
 from .handlers import Resource, Tool
 from .jsontext import dumps
@@ -149,6 +152,10 @@ class Apps(Extension):
 
     name = UI
 
+    def __init__(self) -> None:
+        #: The catalogues already built once: a change while serving is logged, not raised.
+        self.built: weakref.WeakSet[Catalogue] = weakref.WeakSet()
+
     def settings(self) -> dict[str, Any]:
         return {"mimeTypes": [MCP_APP]}
 
@@ -157,5 +164,9 @@ class Apps(Extension):
         for tool in catalogue.tools.values():
             uri = tool.ui.get("resourceUri") if isinstance(tool, UiTool) else None
             if uri is not None and uri not in served:
-                raise ValueError(f"tool {tool.name!r} names the interface {uri!r}, which the app does not serve")
+                problem = f"tool {tool.name!r} names the interface {uri!r}, which the app does not serve"
+                if catalogue not in self.built:
+                    raise ValueError(problem)
+                log("warning", problem)
+        self.built.add(catalogue)
         return {}

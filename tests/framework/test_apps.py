@@ -213,3 +213,18 @@ def test_a_page_that_is_not_utf8(tmp_path) -> None:
     with pytest.raises(ValueError) as raised:
         Server("numbers").ui_resource("ui://v", path=tmp_path / "view.html")
     assert str(raised.value) == f"{tmp_path / 'view.html'}: an interface's HTML is UTF-8 text"
+
+
+def test_an_interface_removed_while_served(engine_name: str, capsys) -> None:
+    app = numbers()
+    server = engine(engine_name).Engine(app.catalogue(), 1 << 20)
+    app.remove_resource("ui://numbers/view.html")
+    assert capsys.readouterr().err == "".join(
+        f"shipcode-mcp: warning: tool {name!r} names the interface 'ui://numbers/view.html', which the app does not "
+        "serve\n"
+        for name in ("show", "refresh")
+    )
+    assert server.feed(request("resources/list") + read("ui://numbers/view.html", 2)) == (
+        b'{"jsonrpc":"2.0","id":1,"result":{"resources":[]}}\n'
+        b'{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Resource not found"}}\n'
+    )
