@@ -41,6 +41,17 @@ def check_versions(versions: Sequence[str]) -> tuple[str, ...]:
     return tuple(version for version in ALL_VERSIONS if version in chosen)
 
 
+def _tool(
+    func: Callable[..., Any], ui: str | None, visibility: Sequence[str] | None, *args: Any, **options: Any
+) -> Tool:
+    """A :class:`Tool`, or one naming its interface (MCP Apps) when given ``ui`` or ``visibility``."""
+    if ui is None and visibility is None:
+        return Tool(func, *args, **options)
+    from .apps import UiTool
+
+    return UiTool(func, *args, ui=ui, visibility=visibility, **options)
+
+
 class Server:
     """An MCP app: its identity, tools and resources.
 
@@ -135,6 +146,13 @@ class Server:
         extension = self.extensions.get(TASKS)
         return extension if extension is not None else self.add_extension(Tasks())
 
+    def apps(self) -> Any:
+        """The app's MCP Apps extension (:class:`~shipcode_mcp.apps.Apps`), added if there is none yet."""
+        from .apps import UI, Apps
+
+        extension = self.extensions.get(UI)
+        return extension if extension is not None else self.add_extension(Apps())
+
     def tool(
         self,
         name: str | None = None,
@@ -148,6 +166,8 @@ class Server:
         strict: bool | None = None,
         structured_output: bool | None = None,
         task: bool | str | Callable[..., Any] = False,
+        ui: str | None = None,
+        visibility: Sequence[str] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool; the function is returned unchanged.
 
@@ -165,6 +185,10 @@ class Server:
         with a task the client polls) when the client declares the extension; ``task="required"``
         refuses clients that do not (-32021); a function ``decide(arguments, ctx) -> bool`` (sync or
         async, may ask the client) chooses per call. See ``docs/extensions.md``.
+
+        ``ui="ui://..."`` names the interface that draws the tool's result (MCP Apps,
+        ``io.modelcontextprotocol/ui``: see :meth:`ui_resource`); ``visibility=["app"]`` lists a tool
+        only the app's interface should call (default: the model and the app).
         """
         if callable(name):  # used bare: @app.tool
             return self.tool()(name)
@@ -172,8 +196,10 @@ class Server:
 
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(
-                Tool(
+                _tool(
                     func,
+                    ui,
+                    visibility,
                     name,
                     description,
                     input_schema,
@@ -197,13 +223,16 @@ class Server:
         While the app is served, clients learn of the change (``listChanged``).
         """
         if not isinstance(tool, Tool):
-            tool = Tool(tool, **{"strict": self.strict, **options})
+            ui, visibility = options.pop("ui", None), options.pop("visibility", None)
+            tool = _tool(tool, ui, visibility, **{"strict": self.strict, **options})
         elif options:
             raise TypeError("add_tool() takes options only with a function, not with a Tool")
         if tool.name in self.tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         if tool.task is not None:
             self.tasks()
+        if getattr(tool, "ui", None) is not None:
+            self.apps()
         self.tools[tool.name] = tool
         self._changed("tools")
         return tool
@@ -360,6 +389,43 @@ class Server:
         for catalogue in catalogues:
             catalogue.refresh()
             catalogue.session.list_changed(kind, member)
+
+    def ui_resource(
+        self,
+        uri: str,
+        html: str | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        csp: dict[str, Sequence[str]] | None = None,
+        permissions: Sequence[str] | None = None,
+        domain: str | None = None,
+        prefers_border: bool | None = None,
+        icons: list[dict[str, Any]] | None = None,
+    ) -> Resource:
+        """Serve an MCP App's interface: the HTML page ``html`` (or the UTF-8 file at ``path``, read now,
+        once) as the resource ``uri`` (``ui://...``, type ``text/html;profile=mcp-app``), which a tool names
+        with ``@app.tool(ui=uri)``. ``csp`` (``connectDomains``, ``resourceDomains``, ``frameDomains``,
+        ``baseUriDomains``: lists of origins), ``permissions`` (among ``camera``, ``microphone``,
+        ``geolocation``, ``clipboardWrite``), ``domain`` and ``prefers_border`` are its ``_meta.ui``, which
+        hosts apply when they render it. See ``docs/extensions.md``.
+        """
+        from .apps import UiResource, read_page, resource_ui
+
+        if (html is None) == (path is None):
+            raise TypeError("ui_resource() takes the page as html= or as path=, one of them")
+        if path is not None:
+            html = read_page(path)
+        elif type(html) is not str:
+            raise TypeError(f"html is the page's text, not {type(html).__name__}")
+        ui = resource_ui(csp, permissions, domain, prefers_border)
+        resource = UiResource(
+            uri, html, ui, name=uri if name is None else name, title=title, description=description, icons=icons
+        )
+        self.apps()
+        return self.add_resource(resource)
 
     def add_resource_folder(self, directory: str | os.PathLike[str], max_bytes: int | None = None) -> list[Resource]:
         """Serve every regular file under ``directory`` as a resource (see :mod:`shipcode_mcp.folder`).

@@ -258,7 +258,7 @@ LAYERS = (
     "transports.http.served transports.http.exchange transports.http.serve transports.http.connection "
     "transports.http.direct "
     "transports.http.headers transports.http._headerscan transports.http._headerscan_c "
-    "transports.http._headerscan_py transports.http.guard transports.http.replies skills folder transports.stdio "
+    "transports.http._headerscan_py transports.http.guard transports.http.replies apps skills folder transports.stdio "
     "transports.scheduler transports.signals "
     "transports.workers limits lifespan "
     "_engine _engine_py "
