@@ -495,6 +495,7 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from .asking.state import StateKeyError
     from .target import TargetError, app_failure, is_host_app
     from .transports.stdio import guard_stdout, serve_app, standard_descriptors_ready
 
@@ -526,6 +527,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return serve_http(args, argv, app)
         try:
             catalogue = app.catalogue()
+        except StateKeyError as error:  # configuration, not the app's code: its own line
+            raise TargetError(str(error)) from None
         except Exception as error:
             raise app_failure("serve", args.target or "the default catalogue", error) from None
     except TargetError as error:
