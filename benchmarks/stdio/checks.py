@@ -81,7 +81,7 @@ def check_init(line: bytes, spec) -> str | None:
     if spec.check == "lines":
         return None
     if spec.check == "exact":
-        return None if line == INIT_EXPECTED else f"initialize answer differs: {line[:300]!r}"
+        return None if line == (spec.init or INIT_EXPECTED) else f"initialize answer differs: {line[:300]!r}"
     try:
         msg = orjson.loads(line)
         result = msg["result"]

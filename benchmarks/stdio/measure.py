@@ -22,7 +22,7 @@ from .session import (
     read_lines,
     read_messages,
 )
-from .workloads import BLOBS, EXP, INITIALIZED, REQ, SLOW, build_requests
+from .workloads import BLOBS, EXP, INITIALIZED, REQ, SLOW, TASK_CREATE, TASK_CREATED, TASKS_GET, build_requests
 
 
 @dataclasses.dataclass
@@ -64,16 +64,45 @@ def _conclude(s: Session, spec: Spec, wl: str, n: int, responses: list | None) -
     return reordered
 
 
+#: How long a task of the ``tasks/get`` workload may take to complete before the run fails (seconds).
+TASK_DONE_SECONDS = 10.0
+
+
+def finish_a_task(s: Session) -> None:
+    """The ``tasks/get`` workload's prelude, after ``notifications/initialized``: make the task, then poll it
+    (id 0) until it is ``completed``. Unmeasured: the clock restarts once it is done."""
+    s.write(TASK_CREATE)
+    line = read_answer_lines(s, 1)
+    if line != TASK_CREATED:
+        raise Failure(f"making the task answered {line[:300]!r}")
+    done = EXP["taskget"] % 0
+    deadline = time.perf_counter() + TASK_DONE_SECONDS
+    while True:
+        s.write(REQ["taskget"] % 0)
+        line = read_answer_lines(s, 1)
+        if line == done:
+            break
+        if b'"status":"working"' not in line or time.perf_counter() > deadline:
+            raise Failure(f"the task did not complete: {line[:300]!r}")
+        time.sleep(0.001)
+    s.restart_clock()
+
+
 def pipelined(spec: Spec, wl: str, n: int, timeout: float) -> RunResult:
-    """Spawn, initialize, then stream n requests from a writer thread while this thread checks the answers."""
+    """Spawn, initialize (and run the workload's prelude), then stream n requests from a writer thread while
+    this thread checks the answers."""
     requests = INITIALIZED + BLOBS.get("req", wl, n)
     expected = BLOBS.get("exp", wl, n) if spec.check == "exact" else None
     s = Session(spec, timeout)
     try:
         s.initialize()
+        if wl == TASKS_GET:
+            s.write(INITIALIZED)
+            finish_a_task(s)
+            requests = requests[len(INITIALIZED) :]
         errors: list = []
         writer = threading.Thread(target=feed, args=(s, requests, errors), daemon=True)
-        t0 = s.t_init
+        t0 = s.t_start
         writer.start()
         responses = None
         others = 0
@@ -307,6 +336,8 @@ def calibrate(spec: Spec, workloads: list, burst_seconds: float, timeout: float)
             s.read_line()  # cat echoes the notification too
         if spec.custom:
             next_id = _probe(s, spec)
+        if spec.serves(TASKS_GET) and TASKS_GET in workloads:
+            finish_a_task(s)
         for wl in workloads:
             if not spec.serves(wl):
                 continue

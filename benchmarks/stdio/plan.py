@@ -98,6 +98,7 @@ SMOKE_N = {
     "mix": 60_000,
     "add@2026": 700,
     "echo100@2026": 700,
+    "tasks/get": 700,
 }
 GUARD_WORKLOADS = ("ping", "mix")
 SMOKE_PARALLEL_N = 1000  # per session: parallel sessions are checked for correctness only

@@ -13,7 +13,7 @@ from pathlib import Path
 from common import HERE, node, run_quiet
 
 from .checks import Expect
-from .workloads import MODERN, NEEDS, SLOW
+from .workloads import MODERN, NEEDS, SLOW, TASKS_GET, TASKS_INIT_EXPECTED
 
 STDIO = Path(__file__).resolve().parent
 PEERS = HERE / "peers"
@@ -43,6 +43,7 @@ class Spec:
     engine: str = ""
     expect: Expect = dataclasses.field(default_factory=Expect)
     slow_argv: list | None = None  # the command that also serves the slow workload's `sleep` tool
+    init: bytes = b""  # an exact server's initialize answer, when it is not the default catalogue's
 
     def environ(self) -> dict:
         env = dict(os.environ)
@@ -114,6 +115,20 @@ def builtin_specs() -> list:
             )
             for engine, env in (("compiled", {}), ("pure", {"SHIPCODE_MCP_NO_EXTENSIONS": "1"}))
         ),
+        *(
+            Spec(
+                f"{engine}-tasks",
+                ship + [str(HERE / "common" / "tasks_app.py")],
+                "exact",
+                "shipcode",
+                env=env,
+                only=("add" + MODERN, TASKS_GET),
+                label=f"shipcode-mcp {engine}, add a task tool",
+                expect=Expect(supports=("add", "2026-07-28", "tasks")),
+                init=TASKS_INIT_EXPECTED,
+            )
+            for engine, env in (("compiled", {}), ("pure", {"SHIPCODE_MCP_NO_EXTENSIONS": "1"}))
+        ),
         Spec(
             "compiled-unbuffered",
             ship,
@@ -172,6 +187,8 @@ QUICK_SERVERS = [
     "compiled",
     "compiled-2026",
     "pure-2026",
+    "compiled-tasks",
+    "pure-tasks",
     "compiled-unbuffered",
     "pure",
     "naive",
@@ -181,7 +198,7 @@ QUICK_SERVERS = [
     "sdk-fastmcp",
     "ts-sdk",
 ]
-SMOKE_SERVERS = ["compiled", "pure", "compiled-2026", "pure-2026"]
+SMOKE_SERVERS = ["compiled", "pure", "compiled-2026", "pure-2026", "compiled-tasks", "pure-tasks"]
 
 
 def custom_label(cmd: str, taken: set) -> str:
@@ -230,7 +247,7 @@ def resolve_servers(args) -> list:
             spec.engine = m.group(1) if m else "?"
             if code != 0:
                 spec.available, spec.note = False, f"--version failed: {out[-200:]}"
-            elif spec.name != "pure" and spec.engine != "compiled":
+            elif spec.env.get("SHIPCODE_MCP_NO_EXTENSIONS") is None and spec.engine != "compiled":
                 spec.note = f"the compiled engine is not live (--version says engine: {spec.engine})"
         elif spec.name in ("sdk-lowlevel", "sdk-fastmcp") and not _have_module("mcp"):
             spec.available, spec.note = (

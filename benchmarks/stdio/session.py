@@ -92,6 +92,7 @@ class Session:
         self.watchdog.daemon = True
         self.watchdog.start()
         self.t_init = None
+        self.t_start = None  # when the measured part starts: the initialize answer, or the end of a prelude
         self.cpu_at_init = None
         self.hwm_mib = None
 
@@ -146,12 +147,17 @@ class Session:
     def initialize(self) -> None:
         self.write(INIT_REQUEST)
         line = self.read_line()
-        self.t_init = time.perf_counter()
+        self.t_init = self.t_start = time.perf_counter()
         self.cpu_at_init = _proc_cpu(self.pid)
         why = check_init(line, self.spec)
         if why:
             raise Failure(why)
         self.init_line = line
+
+    def restart_clock(self) -> None:
+        """Measure from now on: the wall time and the CPU of what a workload's prelude did are not counted."""
+        self.t_start = time.perf_counter()
+        self.cpu_at_init = _proc_cpu(self.pid)
 
     def finish(self) -> bytes:
         """Close stdin (EOF), read whatever else the server writes, reap it. Returns the extra output.

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from common.fmt import med
 
-from .workloads import MODERN, WORKLOADS
+from .workloads import MODERN, TASKS_GET, WORKLOADS
 
 #: The groups of targets, in report order. ``engines`` is the fast-path guard: the compiled engine at least
 #: twice the pure one on ping and mix, measured side by side in the same run. ``floor``: the compiled engine's
 #: throughput against ``cat`` over the same pipes. ``slow``: pipelined calls to an async tool that awaits
 #: 20 ms, shipcode-mcp's wall time against the TypeScript SDK's. ``eras``: the same tool calls with the
-#: ``_meta`` of 2026-07-28 against without, on one server that speaks both.
-GROUPS = ("engines", "floor", "eras", "naive", "peers", "unbuffered", "memory", "latency", "slow")
+#: ``_meta`` of 2026-07-28 against without, on one server that speaks both. ``tasks``: ``tasks/get`` of a finished
+#: task on the memory store against a plain ``tools/call`` of the same tool, on one server.
+GROUPS = ("engines", "floor", "eras", "tasks", "naive", "peers", "unbuffered", "memory", "latency", "slow")
 
 #: compiled / cat throughput goals per workload.
 CAT_GOALS = {
@@ -31,6 +32,7 @@ CAT_GOALS = {
     "mix": 0.25,
 }
 MODERN_GOAL = 0.8  # compiled: a 2026-07-28 tool call / the same legacy call, requests per second
+TASKS_GOAL = 0.5  # tasks/get of a finished task / a plain tools/call of its tool, requests per second
 PURE_MIX_GOAL = 0.7  # pure / the chunked naive loop, on the mix
 STARTUP_GOAL = 1.15  # compiled / the naive loop: spawn to the initialize answer
 REST_RSS_GOAL = 1.1  # compiled / the naive loop: peak RSS of a ping-pong session
@@ -95,6 +97,12 @@ def ratio_rows(res: dict, groups: tuple = GROUPS) -> list:
                 ">=" if engine == "compiled" else "info",
                 MODERN_GOAL,
             )
+    for engine in ("compiled", "pure"):
+        server = f"{engine}-tasks"
+        same_tool = div(rps(TASKS_GET, server), rps("add" + MODERN, server))
+        add("tasks", f"tasks/get / tools/call of the same tool, {engine}", same_tool, ">=", TASKS_GOAL)
+        fast = div(rps(TASKS_GET, server), rps("add" + MODERN, f"{engine}-2026"))
+        add("tasks", f"tasks/get / tools/call of add when it is not a task, {engine}", fast, "info", 0)
     for wl in ("ping", "mix"):
         add(
             "naive",

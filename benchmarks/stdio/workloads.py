@@ -47,6 +47,33 @@ META_2026 = (
 RESULT_2026 = (
     b'"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"shipcode-mcp","version":"1.0.0"}}'
 )
+#: The ``tasks/get`` workload (``TASKS_GET``) reads one finished task of ``common/tasks_app.py``, which gives every
+#: task this id and these time stamps; its requests declare the tasks extension in their 2026-07-28 ``_meta``.
+TASK_ID = b"finished-task-for-the-benchmark0"
+TASKS_GET = "tasks/get"
+META_TASKS = META_2026.replace(
+    b'clientCapabilities":{}', b'clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}'
+)
+_TASK = (
+    b'"taskId":"' + TASK_ID + b'","status":"%s","createdAt":"2026-07-28T00:00:00.000Z",'
+    b'"lastUpdatedAt":"2026-07-28T00:00:00.000Z","ttlMs":3600000,"pollIntervalMs":1000'
+)
+#: Before the measured requests: the call that makes the task (id 0), and what it answers.
+TASK_CREATE = (
+    b'{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":'
+    + META_TASKS
+    + b"}}\n"
+)
+TASK_CREATED = (
+    b'{"jsonrpc":"2.0","id":0,"result":{"resultType":"task",'
+    + _TASK % b"working"
+    + b","
+    + RESULT_2026.removeprefix(b'"resultType":"complete",')
+    + b"}}\n"
+)
+TASKS_INIT_EXPECTED = INIT_EXPECTED.replace(
+    b'"resources":{}}', b'"resources":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}'
+)
 #: The suffix of the 2026-07-28 form of a tool-call workload: ``echo100@2026`` is ``echo100`` with ``_meta``.
 MODERN = "@2026"
 SLOW_MS = 20  # what each "sleep" request asks the tool to wait
@@ -59,6 +86,20 @@ EXP = {
     "text": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}\n',
     "sleep": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"ok"}]}}\n',
 }
+REQ["taskget"] = (
+    b'{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{"taskId":"'
+    + TASK_ID
+    + b'","_meta":'
+    + META_TASKS
+    + b"}}\n"
+)
+EXP["taskget"] = (
+    b'{"jsonrpc":"2.0","id":%d,"result":{'
+    + _TASK % b"completed"
+    + b',"result":{"content":[{"type":"text","text":"3"}]},'
+    + RESULT_2026
+    + b"}}\n"
+)
 
 # Texts are ASCII letters and digits (no JSON escaping): request i's text starts with i, zero-padded.
 _FILL = (b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 70000)[: 4 * 1024 * 1024]
@@ -107,6 +148,7 @@ WORKLOADS = OrderedDict(
         ("mix", "mix"),
         ("add" + MODERN, "add, 2026-07-28"),
         ("echo100" + MODERN, "echo 100 B, 2026-07-28"),
+        (TASKS_GET, "tasks/get, finished task"),
     ]
 )
 NEEDS = {  # what a server must serve for a workload to make sense
@@ -121,6 +163,7 @@ NEEDS = {  # what a server must serve for a workload to make sense
     "mix": {"echo", "add", "read"},
     "add" + MODERN: {"add", "2026-07-28"},
     "echo100" + MODERN: {"echo", "2026-07-28"},
+    TASKS_GET: {"tasks"},
     SLOW: {"sleep"},
 }
 
@@ -134,9 +177,10 @@ _SINGLE_KINDS = {
     "resources/list": "rlist",
     "resources/read": "read",
     SLOW: "sleep",
+    TASKS_GET: "taskget",
 }
 #: The kinds whose requests differ only by their id.
-_ID_ONLY = ("ping", "list", "rlist", "read", "sleep")
+_ID_ONLY = ("ping", "list", "rlist", "read", "sleep", "taskget")
 
 
 def wl_kinds(wl: str):

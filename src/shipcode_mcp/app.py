@@ -69,7 +69,7 @@ class Server:
         instructions: str | None = None,
         resource_subscriptions: bool = False,
         protocol_versions: Sequence[str] | None = None,
-        state_key: str | bytes | None = None,
+        state_key: str | bytes | Sequence[str | bytes] | None = None,
         icons: list[dict[str, Any]] | None = None,
         ttl_ms: int = 0,
         cache_scope: str = "private",
@@ -99,7 +99,8 @@ class Server:
         self.resource_subscriptions = resource_subscriptions
         #: The protocol versions the app speaks, newest first (default: every one implemented).
         self.protocol_versions = check_versions(ALL_VERSIONS if protocol_versions is None else protocol_versions)
-        #: The key sealing 2026-07-28 request states (see :mod:`shipcode_mcp.asking.state`).
+        #: The key sealing 2026-07-28 request states, or a ring of keys, the first sealing and all opening (see
+        #: :mod:`shipcode_mcp.asking.state`).
         self.state_key = state_key
         #: The server's icons (``serverInfo.icons``).
         self.icons = icons

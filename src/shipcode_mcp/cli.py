@@ -132,6 +132,7 @@ class Options:
         self.skills: list[str] = []
         self.max_resource_bytes: int | None = None
         self.protocol_versions: tuple[str, ...] | None = None
+        self.list_page_size: int | None = None
         self.http: tuple[str, int] | None = None
         self.processes = 1
         self.allowed_hosts: list[str] | None = None
@@ -249,6 +250,16 @@ def build_parser():  # -> argparse.ArgumentParser
             "the protocol versions to speak, comma-separated, instead of the app's own "
             f"(implemented: {','.join(ALL_VERSIONS)}; apps speak them all by default, the "
             "built-in catalogue only 2025-06-18)"
+        ),
+    )
+    parser.add_argument(
+        "--list-page-size",
+        type=_positive_int,
+        metavar="N",
+        help=(
+            "serve tools/list, resources/list, resources/templates/list and prompts/list in pages of at most N "
+            "items, each but the last with a nextCursor, instead of the app's own list_page_size (default: the "
+            "app's; one page unless it sets one)"
         ),
     )
     parser.add_argument(
@@ -403,11 +414,15 @@ def build_app(args: Options):  # -> Server
         written_for = hook.api_used()
         if written_for is not None:
             sys.stderr.write(f"shipcode-mcp: serving an app written for {written_for}\n")
+    changes = args.resources or args.skills or args.protocol_versions or args.list_page_size
     if not isinstance(app, Server):  # a host app (Starlette, FastAPI) mounting a server: served as it is
-        if args.resources or args.skills or args.protocol_versions:
-            raise TargetError("--resources, --skills and --protocol-versions are for a server, not for a host ASGI app")
+        if changes:
+            raise TargetError(
+                "--resources, --skills, --protocol-versions and --list-page-size are for a server, "
+                "not for a host ASGI app"
+            )
         return app
-    if args.resources or args.skills or args.protocol_versions:
+    if changes:
         import copy
 
         app = copy.copy(app)  # the app object itself stays as its module defined it
@@ -415,6 +430,8 @@ def build_app(args: Options):  # -> Server
         app.extensions = dict(app.extensions)
     if args.protocol_versions:
         app.protocol_versions = check_versions(args.protocol_versions)
+    if args.list_page_size:
+        app.list_page_size = args.list_page_size
     for directory in args.resources:
         try:
             app.add_resource_folder(directory, args.max_resource_bytes)
@@ -495,6 +512,7 @@ def serve_http(args: Options, argv: Sequence[str], app) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from .asking.state import StateKeyError
     from .target import TargetError, app_failure, is_host_app
     from .transports.stdio import guard_stdout, serve_app, standard_descriptors_ready
 
@@ -526,6 +544,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return serve_http(args, argv, app)
         try:
             catalogue = app.catalogue()
+        except StateKeyError as error:  # configuration, not the app's code: its own line
+            raise TargetError(str(error)) from None
         except Exception as error:
             raise app_failure("serve", args.target or "the default catalogue", error) from None
     except TargetError as error:

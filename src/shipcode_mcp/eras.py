@@ -19,7 +19,7 @@ from orjson import loads
 
 from ._log import log
 from .asking.rounds import ASKING_METHODS, InputRequired, Round, declares, required_capability
-from .asking.state import StateSeal, StateTooLarge, state_key
+from .asking.state import StateSeal, StateTooLarge, state_keys
 from .context import CALLER, caller_identity
 from .deferred import ASYNC, Deferred
 from .extensions import OWN_RESULT_TYPE
@@ -43,7 +43,7 @@ from .protocol import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from .session import Session
@@ -63,7 +63,7 @@ class ModernEra:
         self,
         versions: tuple[str, ...],
         server_info: dict[str, Any],
-        key: str | bytes | None,
+        key: str | bytes | Sequence[str | bytes] | None,
         ttl_ms: int,
         cache_scope: str,
         server_info_meta: bool,
@@ -72,7 +72,7 @@ class ModernEra:
         self.versions = list(versions)
         #: Whether requests without a protocol version in ``_meta`` are modern too.
         self.only = not any(version != MODERN_VERSION for version in versions)
-        self.seal = StateSeal(state_key(key))
+        self.seal = StateSeal(state_keys(key))
         meta = b',"_meta":{"%s":%s}' % (META_SERVER_INFO.encode(), dumps(server_info)) if server_info_meta else b""
         self.meta = meta
         #: What ends a complete result body, after its own members.

@@ -1,8 +1,9 @@
 """The skills extension (``io.modelcontextprotocol/skills``): a folder of skills served to clients.
 
 A skills folder holds one directory per skill; each has a ``SKILL.md`` whose front matter (between
-``---`` lines at its top, ``key: value`` lines) gives ``name`` (the directory's name: lower-case
-letters, digits and single hyphens, at most 64) and ``description`` (at most 1,024 characters),
+``---`` lines at its top, the YAML subset of :mod:`shipcode_mcp.frontmatter`) gives ``name`` (the
+directory's name: lower-case letters, digits and single hyphens, at most 64) and ``description`` (at
+most 1,024 characters),
 and any files beside it. :func:`load_skills` reads every file once, within bounds (:data:`MAX_SKILLS`,
 :data:`MAX_FILES`, :data:`MAX_FILE_BYTES`, :data:`MAX_TOTAL_BYTES`), refusing a symlink that
 leads out of the folder; each file is then served from memory as the resource
@@ -20,6 +21,7 @@ from urllib.parse import quote
 
 from .extensions import Extension
 from .folder import guess_mime_type, is_textual
+from .frontmatter import read_front_matter
 from .handlers import Resource
 from .jsontext import dumps
 from .protocol import INVALID_PARAMS, RpcError
@@ -84,22 +86,12 @@ class Skill:
 
 
 def front_matter(text: str, where: str) -> dict[str, str]:
-    """The ``key: value`` lines between the ``---`` lines opening ``SKILL.md``; ValueError without them."""
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r") != "---" or "---" not in (line.rstrip("\r") for line in lines[1:]):
-        raise ValueError(f"{where}: SKILL.md does not begin with front matter between '---' lines")
-    fields: dict[str, str] = {}
-    for line in lines[1:]:
-        line = line.rstrip("\r")
-        if line == "---":
-            break
-        key, colon, value = line.partition(":")
-        if colon and key.strip() and not key.startswith((" ", "\t")):
-            value = value.strip()
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            fields[key.strip()] = value
-    return fields
+    """``name`` and ``description`` from the front matter opening ``SKILL.md`` (:mod:`shipcode_mcp.frontmatter`);
+    ValueError naming ``where`` when it is missing or not in the subset read."""
+    try:
+        return read_front_matter(text, ("name", "description"))
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
 
 
 def _read(path: str, where: str) -> bytes:

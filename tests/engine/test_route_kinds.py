@@ -19,7 +19,7 @@ def every_kind_of_route() -> Server:
         "kinds",
         resource_subscriptions=True,
         protocol_versions=("2026-07-28", "2025-11-25", "2025-06-18"),
-        state_key="route-kinds",
+        state_key="route-kinds-key-of-thirty-two-bytes",
     )
 
     @app.tool()

@@ -41,7 +41,7 @@ def http_engine(engine_module, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def members_app(**options) -> Server:
-    app = Server("members", state_key="members-key", **options)
+    app = Server("members", state_key="members-key-of-thirty-two-bytes!!", **options)
 
     @app.resource("file:///notes.txt", mime_type="text/plain")
     def notes() -> str:

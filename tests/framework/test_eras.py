@@ -22,7 +22,7 @@ from support.wire import StateClock, default_catalogue, engine, error, request, 
 from shipcode_mcp import Context, InputRequired, Server, elicitation_request, roots_request, sampling_request
 from shipcode_mcp.asking.state import MAX_STATE_CHARS, StateSeal
 
-KEY = "era-tests-key"
+KEY = "era-tests-key-of-thirty-two-bytes"
 V = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 LOG = "io.modelcontextprotocol/logLevel"
@@ -453,7 +453,7 @@ def test_a_tampered_or_foreign_state_is_refused(run) -> None:
     payload, mac = state.split(".")
     tampered = payload[:-1] + ("A" if payload[-1] != "A" else "B") + "." + mac
     other_key = split_state(
-        run(modern("tools/call", {"name": "greet"}), catalogue=make_app_keyed("another-key").catalogue())
+        run(modern("tools/call", {"name": "greet"}), catalogue=make_app_keyed("another-key-" + "k" * 21).catalogue())
     )[1]
     lines = b"".join(
         modern(

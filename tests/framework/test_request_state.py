@@ -17,9 +17,9 @@ from support.httpwire import http, json_reply, modern_headers, seen, within
 from support.wire import StateClock, error, request, result
 
 from shipcode_mcp import Context, Server
-from shipcode_mcp.asking.state import STATE_KEY_VARIABLE, STATE_LIFETIME, StateSeal, state_key
+from shipcode_mcp.asking.state import STATE_KEY_VARIABLE, STATE_LIFETIME, StateSeal, state_keys
 
-KEY = "state-tests-key"
+KEY = "state-tests-key-of-thirty-two-bytes"
 V = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 META = {V: "2026-07-28", CAPS: {"elicitation": {}}}
@@ -259,16 +259,18 @@ def test_the_seal_refuses_what_is_not_text(text: object) -> None:
 
 
 def test_the_key_is_the_apps_else_the_environments_else_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(STATE_KEY_VARIABLE, "from-env")
-    assert (state_key("app"), state_key(b"\x00app"), state_key(None)) == (b"app", b"\x00app", b"from-env")
+    app, env = "a" * 32, "from-env-" + "e" * 23
+    monkeypatch.setenv(STATE_KEY_VARIABLE, env)
+    ring = (state_keys(app), state_keys(b"\x00" + app.encode()), state_keys(None))
+    assert ring == ((app.encode(),), (b"\x00" + app.encode(),), (env.encode(),))
     for empty in ("", b""):
-        with pytest.raises(ValueError, match="^the request state key is empty$"):
-            state_key(empty)
+        with pytest.raises(ValueError, match="^state_key: the request state key is empty$"):
+            state_keys(empty)
     monkeypatch.setenv(STATE_KEY_VARIABLE, "")
-    first, second = state_key(None), state_key(None)
+    (first,), (second,) = state_keys(None), state_keys(None)
     assert (len(first), len(second), first != second) == (32, 32, True)
 
 
 def test_an_empty_state_key_is_refused_when_the_app_is_served() -> None:
-    with pytest.raises(ValueError, match="^the request state key is empty$"):
+    with pytest.raises(ValueError, match="^state_key: the request state key is empty$"):
         Server("state", state_key="").catalogue()

@@ -32,7 +32,7 @@ from support.httpwire import (
 
 from shipcode_mcp import Context, Server
 
-KEY = "http-tests-key"
+KEY = "http-tests-key-of-thirty-two-bytes"
 
 
 def make_app() -> tuple[Server, dict]:

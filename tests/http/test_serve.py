@@ -68,9 +68,9 @@ def round_trip(first: HttpServer, second: HttpServer) -> bytes:
 
 
 def test_a_round_finishes_on_another_process_sharing_the_key(engine_name: str) -> None:
-    key = {"SHIPCODE_MCP_STATE_KEY": "shared-key-for-tests"}
+    key = {"SHIPCODE_MCP_STATE_KEY": "shared-key-for-tests-of-32-bytes"}
     servers = [HttpServer(engine_name, env=key), HttpServer(engine_name, env=key)]
-    other = HttpServer(engine_name, env={"SHIPCODE_MCP_STATE_KEY": "another-key"})
+    other = HttpServer(engine_name, env={"SHIPCODE_MCP_STATE_KEY": "another-key-of-thirty-two-bytes!!"})
     try:
         finished = round_trip(servers[0], servers[1])
         refused = round_trip(servers[0], other)

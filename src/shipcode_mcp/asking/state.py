@@ -10,7 +10,9 @@ that does not verify is refused, and so is one longer than :data:`MAX_STATE_CHAR
 
 The key is ``Server(state_key=...)``, else the environment variable
 ``SHIPCODE_MCP_STATE_KEY``, else random per process: processes that must accept each
-other's retries share a key.
+other's retries share a key. It may be a ring of keys (a list, or the variable's keys
+separated by commas): the first seals, every one opens, so a key is rotated without
+refusing the states sealed under the one before.
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ from ..jsontext import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 #: The environment variable holding the state key.
 STATE_KEY_VARIABLE = "SHIPCODE_MCP_STATE_KEY"
+#: The shortest state key, in bytes: HMAC-SHA256 wants a key at least as long as its output (RFC 7518, 3.2).
+MIN_STATE_KEY_BYTES = 32
 #: Seconds a sealed state stays valid.
 STATE_LIFETIME = 3600
 #: The longest sealed state, in characters: a longer one is refused as it arrives, and a round
@@ -38,16 +43,43 @@ STATE_LIFETIME = 3600
 MAX_STATE_CHARS = 1 << 20
 
 
-def state_key(configured: str | bytes | None) -> bytes:
-    """The key to seal with: the app's, the environment's, or 32 random bytes."""
+def state_keys(configured: str | bytes | Sequence[str | bytes] | None) -> tuple[bytes, ...]:
+    """The ring of keys: the app's (one key, or a list of them), else the environment's (keys separated
+    by commas), else one of 32 random bytes; the first seals, all of them open.
+
+    :class:`StateKeyError` for a ring with no key, or a key empty, shorter than
+    :data:`MIN_STATE_KEY_BYTES`, with white space around it, or given twice.
+    """
+    where = "state_key"
     if configured is None:
         configured = os.environ.get(STATE_KEY_VARIABLE) or None
-    if configured is None:
-        return os.urandom(32)
-    key = configured.encode("utf-8") if isinstance(configured, str) else bytes(configured)
-    if not key:
-        raise ValueError("the request state key is empty")
-    return key
+        if configured is None:
+            return (os.urandom(32),)
+        where = STATE_KEY_VARIABLE
+        configured = configured.split(",")
+    elif isinstance(configured, (str, bytes)):
+        configured = [configured]
+    ring = [key.encode("utf-8") if isinstance(key, str) else bytes(key) for key in configured]
+    if not ring:
+        raise StateKeyError(f"{where}: the request state key ring has no key")
+    for number, key in enumerate(ring, 1):
+        which = "the request state key" if len(ring) == 1 else f"request state key {number} of {len(ring)}"
+        if not key:
+            raise StateKeyError(f"{where}: {which} is empty")
+        if key != key.strip():
+            raise StateKeyError(f"{where}: {which} begins or ends with white space")
+        if len(key) < MIN_STATE_KEY_BYTES:
+            raise StateKeyError(
+                f"{where}: {which} is too short: {len(key)} bytes, at least {MIN_STATE_KEY_BYTES} "
+                "(python -c 'import secrets; print(secrets.token_urlsafe(32))' makes one)"
+            )
+        if key in ring[: number - 1]:
+            raise StateKeyError(f"{where}: {which} is the same as key {ring.index(key) + 1}")
+    return tuple(ring)
+
+
+class StateKeyError(ValueError):
+    """A state key ring that cannot seal: the one line saying why."""
 
 
 class StateTooLarge(ValueError):
@@ -55,21 +87,26 @@ class StateTooLarge(ValueError):
 
 
 class StateSeal:
-    """Seals and opens request states under one key.
+    """Seals request states under the first key of a ring and opens them under any of its keys.
 
-    ``identity`` is who is calling (:func:`~shipcode_mcp.context.caller_identity`), or None when no
-    one was authenticated: then the state key itself seals.
+    ``keys`` is one key or the ring (:func:`state_keys`). ``identity`` is who is calling
+    (:func:`~shipcode_mcp.context.caller_identity`), or None when no one was authenticated: then
+    the state key itself seals.
     """
 
-    __slots__ = ("_key", "lifetime", "max_chars")
+    __slots__ = ("_keys", "lifetime", "max_chars")
 
-    def __init__(self, key: bytes, lifetime: float = STATE_LIFETIME, max_chars: int = MAX_STATE_CHARS) -> None:
-        self._key = key
+    def __init__(
+        self, keys: bytes | tuple[bytes, ...], lifetime: float = STATE_LIFETIME, max_chars: int = MAX_STATE_CHARS
+    ) -> None:
+        self._keys = (keys,) if isinstance(keys, bytes) else tuple(keys)
         self.lifetime = lifetime
         self.max_chars = max_chars
 
-    def _mac(self, payload: bytes, identity: bytes | None) -> bytes:
-        key = self._key if identity is None else hmac.new(self._key, b"caller\0" + identity, hashlib.sha256).digest()
+    @staticmethod
+    def _mac(key: bytes, payload: bytes, identity: bytes | None) -> bytes:
+        if identity is not None:
+            key = hmac.new(key, b"caller\0" + identity, hashlib.sha256).digest()
         return hmac.new(key, payload, hashlib.sha256).digest()
 
     def seal(self, request: str, value: Any, identity: bytes | None = None, asked: list[str] | None = None) -> str:
@@ -86,7 +123,7 @@ class StateSeal:
         size = (4 * len(payload) + 2) // 3 + 44  # the Base64 text of the payload, a dot, the MAC's
         if size > self.max_chars:
             raise StateTooLarge(f"Request state too large: {size} characters, the limit is {self.max_chars}")
-        return _b64(payload) + "." + _b64(self._mac(payload, identity))
+        return _b64(payload) + "." + _b64(self._mac(self._keys[0], payload, identity))
 
     def open(self, request: str, text: object, identity: bytes | None = None) -> tuple[bool, Any]:
         """``(True, value)`` when ``text`` was sealed here for ``request`` and ``identity`` and has not expired."""
@@ -103,7 +140,8 @@ class StateSeal:
             mac = _unb64(mac_text)
         except ValueError:
             return None
-        if not hmac.compare_digest(mac, self._mac(payload, identity)):
+        # Each key's whole MAC compared in constant time; a state opens under any key of the ring.
+        if not any(hmac.compare_digest(mac, self._mac(key, payload, identity)) for key in self._keys):
             return None
         content = loads(payload)
         if content.get("r") != request or not content.get("x", 0) >= time.time():
