@@ -97,6 +97,9 @@ PARTS = (
 )
 GROUPS = ("HTTP server", "MCP framework", "session handling", "the tools' I/O clients", "tool code", "event loop")
 OTHER = ("other", "no known frame (start-up, threads)")
+#: A process makes its clients on its first call (importing them): once, however long the run, so apart.
+FIRST_CALL = "Clients.__init__ (tool_clients.py:"
+MAKING_CLIENTS = ("other", "the clients made on a process's first call")
 #: Frames that say an import is being made: counted apart, whatever part the sample goes to.
 IMPORTING = "importlib._bootstrap"
 FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::(?P<line>\d+))?\)$")
@@ -104,6 +107,8 @@ FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::(?P<line>\d+))?\)$
 
 def part_of(stack: str) -> tuple:
     """(group, part) of one sample's stack ("outer;...;inner", as py-spy's raw format writes it)."""
+    if FIRST_CALL in stack:
+        return MAKING_CLIENTS
     for frame in reversed(stack.split(";")):
         found = FRAME.match(frame)
         if not found:
