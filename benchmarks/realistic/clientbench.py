@@ -136,6 +136,7 @@ def main(argv: list | None = None) -> int:
     problem = problem or environments.system_tools()
     if problem:
         sys.exit(f"run.py: {problem}")
+    machine = machine_info([])
     figures: dict = {label: [] for label, *_ in SETUPS}
     failures = []
     with cli.backends("realistic-clients-") as started:
@@ -155,7 +156,7 @@ def main(argv: list | None = None) -> int:
                     failures.append(f"{label}: {run['wrong']} wrong answers of {run['calls']}")
                 figures[label].append(run)
     result = {
-        "machine": machine_info([]),
+        "machine": machine,
         "command": shlex.join(
             ["python", "benchmarks/run.py", "realistic-clients", *(sys.argv[2:] if argv is None else argv)]
         ),
