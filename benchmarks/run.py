@@ -8,6 +8,8 @@
     python benchmarks/run.py --server "node their-server.js" --servers compiled
     python benchmarks/run.py http [--quick] [--check-targets] [--save]            # Streamable HTTP, loaded by wrk
     python benchmarks/run.py realistic [--smoke] [--servers shipcode,fastmcp,sdk,node] [--save]   # Redis, API, k6
+    python benchmarks/run.py realistic-profile [--variants legacy] [--http-clients httpx,aiohttp]  # where the time goes
+    python benchmarks/run.py realistic-clients     # the tools' client libraries alone: CPU per call of each choice
     python benchmarks/run.py instructions [--python OLD/bin/python --python NEW/bin/python]      # callgrind counts
 
 Every figure is taken over real pipes or sockets from a real child process, and every response of every run is
@@ -22,17 +24,21 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+#: The realistic workload's commands -> their module in realistic/.
+REALISTIC = {"realistic": "cli", "realistic-profile": "timesplit", "realistic-clients": "clientbench"}
 
 
 def main(argv: list[str]) -> int:
     """Run the benchmark that ``argv``'s first word names (stdio when it names none) with the rest."""
-    which = argv[0] if argv and argv[0] in ("http", "realistic", "instructions") else "stdio"
+    which = argv[0] if argv and argv[0] in ("http", "instructions", *REALISTIC) else "stdio"
     rest = argv[1:] if which != "stdio" else argv
     if which == "http":
         from httpbench.cli import main as run
-    elif which == "realistic":
+    elif which in REALISTIC:
         sys.path.insert(0, os.path.join(HERE, "realistic"))  # its modules import each other by their bare names
-        from cli import main as run
+        from importlib import import_module
+
+        run = import_module(REALISTIC[which]).main
     elif which == "instructions":
         from stdio.instructions import main as run
     else:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import os
 import shlex
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import answers
@@ -118,10 +121,25 @@ def run_server(peer: peers.Peer, args, binary: str, cases: Path, case_list: list
         result["runs"].append(run)
 
 
-def measure_all(args, binary: str, result: dict) -> None:
-    """Start Redis and the API service, then each server in turn on a freshly seeded Redis."""
+@dataclasses.dataclass
+class Backends:
+    """What the servers' tools talk to, started: Redis and the API service; and the cases (a file for k6)."""
+
+    cases: Path
+    case_list: list
+    store: Store
+    api: servers.Server
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api.port}"
+
+
+@contextlib.contextmanager
+def backends(prefix: str) -> Iterator[Backends]:
+    """Redis (seeded) and the API service for the block, and the cases written where k6 reads them."""
     case_list = answers.cases()
-    with tempfile.TemporaryDirectory(prefix="realistic-") as folder:
+    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
         cases = Path(folder, "cases.json")
         cases.write_bytes(orjson.dumps(case_list))
         store = Store(servers.free_port())
@@ -129,29 +147,36 @@ def measure_all(args, binary: str, result: dict) -> None:
         try:
             store.start()
             servers.start(api)
-            log("the API service alone (wrk)")
-            result["api_capacity"] = measure.api_capacity(api.port, api.process.pid, args.api_seconds)
-            environ = peers.environ(store.url, f"http://127.0.0.1:{api.port}", args.http_client)
-            others = {"redis": store.process.pid, "api": api.process.pid}
-            for name in args.servers:
-                peer = peers.prepare(name, args.processes, environ)
-                if peer.server.note:
-                    result["skipped"].append(f"{peer.label}: {peer.server.note}")
-                    log(f"{name}: skipped: {peer.server.note}")
-                    continue
-                result["versions"][peer.label] = peer.versions
-                store.seed()
-                log(f"starting {name}")
-                try:
-                    servers.start(peer.server)
-                    run_server(peer, args, binary, cases, case_list, others, result)
-                except RuntimeError as error:
-                    result["failures"].append(f"{peer.label}: {error}")
-                finally:
-                    peers.stop(peer.server)
+            yield Backends(cases, case_list, store, api)
         finally:
             servers.stop(api)
             store.stop()
+
+
+def measure_all(args, binary: str, result: dict) -> None:
+    """Start Redis and the API service, then each server in turn on a freshly seeded Redis."""
+    with backends("realistic-") as started:
+        cases, case_list, store, api = started.cases, started.case_list, started.store, started.api
+        log("the API service alone (wrk)")
+        result["api_capacity"] = measure.api_capacity(api.port, api.process.pid, args.api_seconds)
+        environ = peers.environ(store.url, started.api_url, args.http_client)
+        others = {"redis": store.process.pid, "api": api.process.pid}
+        for name in args.servers:
+            peer = peers.prepare(name, args.processes, environ)
+            if peer.server.note:
+                result["skipped"].append(f"{peer.label}: {peer.server.note}")
+                log(f"{name}: skipped: {peer.server.note}")
+                continue
+            result["versions"][peer.label] = peer.versions
+            store.seed()
+            log(f"starting {name}")
+            try:
+                servers.start(peer.server)
+                run_server(peer, args, binary, cases, case_list, others, result)
+            except RuntimeError as error:
+                result["failures"].append(f"{peer.label}: {error}")
+            finally:
+                peers.stop(peer.server)
 
 
 def main(argv: list | None = None) -> int:

@@ -111,12 +111,19 @@ def ratios(runs: list) -> list:
     return rows
 
 
+def machine_line(info: dict) -> str:
+    """The machine, the commit and its load, as a report's first line."""
+    return (
+        f"{info['date_utc']} UTC · {info['cpu']} · {info['cores']} cores · Python {info['python']} · "
+        f"git {info['git_commit']} · load average {info.get('loadavg_start', '?')} at start, "
+        f"{info.get('loadavg_end', '?')} at end"
+    )
+
+
 def markdown(result: dict) -> str:
     info, config = result["machine"], result["config"]
     lines = [
-        f"{info['date_utc']} UTC · {info['cpu']} · {info['cores']} cores · Python {info['python']} · "
-        f"git {info['git_commit']} · load average {info.get('loadavg_start', '?')} at start, "
-        f"{info.get('loadavg_end', '?')} at end",
+        machine_line(info),
         "",
         f"Command: `{config['command']}` · {config['vus']} virtual users · {config['seconds']:g} s per run after "
         f"{config['warmup']:g} s of warm-up · {config['processes']} processes per server · the tools' HTTP "

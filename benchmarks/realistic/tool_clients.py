@@ -4,6 +4,8 @@ client for the API service, httpx by default or aiohttp, chosen by the environme
 - ``REALISTIC_REDIS_URL``: ``redis://127.0.0.1:PORT/0``
 - ``REALISTIC_API_URL``: ``http://127.0.0.1:PORT``
 - ``REALISTIC_HTTP_CLIENT``: ``httpx`` (default) or ``aiohttp``
+- ``REALISTIC_REDIS_PARSER``: ``hiredis`` (default: hiredis's C parser, redis-py's own choice when it is
+  installed) or ``python`` (redis-py's pure-Python RESP parser, as without hiredis)
 
 Each server process makes its clients once, on its first tool call, in its own event loop (:func:`shared`).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 
 HTTP_CLIENTS = ("httpx", "aiohttp")
+REDIS_PARSERS = ("hiredis", "python")
 #: Connections kept open to the API service per process: more than the calls one process has in flight.
 POOL = 100
 
@@ -61,12 +64,19 @@ class AiohttpApi:
 class Clients:
     """What the tools are given: ``redis`` (redis.asyncio.Redis) and ``api`` (get_json, post_json)."""
 
-    def __init__(self, redis_url: str, api_url: str, http_client: str = "httpx") -> None:
+    def __init__(self, redis_url: str, api_url: str, http_client: str = "httpx", redis_parser: str = "hiredis") -> None:
         import redis.asyncio
 
         if http_client not in HTTP_CLIENTS:
             raise ValueError(f"unknown HTTP client {http_client!r} (one of {', '.join(HTTP_CLIENTS)})")
-        self.redis = redis.asyncio.Redis.from_url(redis_url)
+        if redis_parser not in REDIS_PARSERS:
+            raise ValueError(f"unknown Redis parser {redis_parser!r} (one of {', '.join(REDIS_PARSERS)})")
+        if redis_parser == "python":
+            from redis._parsers import _AsyncRESP2Parser
+
+            self.redis = redis.asyncio.Redis.from_url(redis_url, parser_class=_AsyncRESP2Parser)
+        else:
+            self.redis = redis.asyncio.Redis.from_url(redis_url)
         self.api = HttpxApi(api_url) if http_client == "httpx" else AiohttpApi(api_url)
 
 
@@ -81,5 +91,6 @@ def shared() -> Clients:
             os.environ["REALISTIC_REDIS_URL"],
             os.environ["REALISTIC_API_URL"],
             os.environ.get("REALISTIC_HTTP_CLIENT", "httpx"),
+            os.environ.get("REALISTIC_REDIS_PARSER", "hiredis"),
         )
     return _shared
