@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions.
+"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions, compat.
 
     python benchmarks/run.py --quick              # stdio: every default server; prints the report
     python benchmarks/run.py --quick --save       # ... and writes the committed benchmarks/results/latest.*
@@ -11,6 +11,7 @@
     python benchmarks/run.py realistic-profile [--variants legacy] [--http-clients httpx,aiohttp]  # where the time goes
     python benchmarks/run.py realistic-clients     # the tools' client libraries alone: CPU per call of each choice
     python benchmarks/run.py instructions [--python OLD/bin/python --python NEW/bin/python]      # callgrind counts
+    python benchmarks/run.py compat [--quick] [--check-targets]       # apps of other frameworks: theirs vs ours
 
 Every figure is taken over real pipes or sockets from a real child process, and every response of every run is
 checked. Progress goes to stderr, the report to stdout. The code: ``common/`` (what every benchmark shares),
@@ -30,7 +31,7 @@ REALISTIC = {"realistic": "cli", "realistic-profile": "timesplit", "realistic-cl
 
 def main(argv: list[str]) -> int:
     """Run the benchmark that ``argv``'s first word names (stdio when it names none) with the rest."""
-    which = argv[0] if argv and argv[0] in ("http", "instructions", *REALISTIC) else "stdio"
+    which = argv[0] if argv and argv[0] in ("http", "instructions", "compat", *REALISTIC) else "stdio"
     rest = argv[1:] if which != "stdio" else argv
     if which == "http":
         from httpbench.cli import main as run
@@ -41,6 +42,8 @@ def main(argv: list[str]) -> int:
         run = import_module(REALISTIC[which]).main
     elif which == "instructions":
         from stdio.instructions import main as run
+    elif which == "compat":
+        from compatbench.cli import main as run
     else:
         from stdio.cli import main as run
     return run(rest)

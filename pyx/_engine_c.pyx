@@ -27,7 +27,7 @@ from cpython.mem cimport PyMem_Free
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.errno cimport EAGAIN, EINTR, errno
-from libc.math cimport fabs, floor, frexp, isfinite, isinf, ldexp, llround, log10
+from libc.math cimport copysign, fabs, floor, frexp, isfinite, isinf, ldexp, llround, log10
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -132,6 +132,7 @@ cdef class Engine:
     # Tools: the plain ones C calls itself (_FastTool objects), and every tool by name.
     cdef list _tools
     cdef object _tool_lookup
+    cdef bint _unknown_tool_is_error  # the catalogue's: C may answer a call of an unknown tool itself
 
     # Resources and templates C reads itself (_Read objects); the first MAX_LISTED_READS uris also in C.
     cdef object _resources         # the catalogue's resources by uri
@@ -222,6 +223,7 @@ cdef class Engine:
                 self._answer_text[i] = PyBytes_AS_STRING(route.answer)
                 self._answer_len[i] = PyBytes_GET_SIZE(route.answer)
         self._tool_lookup = catalogue.tools
+        self._unknown_tool_is_error = catalogue.unknown_tool_is_error
         self._modern = catalogue.modern
         self._modern_table = []
         self._modern_count = 0

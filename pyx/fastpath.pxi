@@ -291,8 +291,8 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
     if tool is None or (engine._http and tool.mirrored):
         if engine._http:  # an unknown tool is a 400 on HTTP; mirrored arguments are HTTP's to check
             return 0
-        if _value(name) in engine._tool_lookup:
-            return 0  # a tool with a schema the fast path does not check
+        if _value(name) in engine._tool_lookup or not engine._unknown_tool_is_error:
+            return 0  # a tool with a schema the fast path does not check; a framework's answer to an unknown one
         engine._emit_answer(rid, rid_len, _UNKNOWN_TOOL_TAIL)
         return 1
     cdef int count = 0
@@ -363,6 +363,11 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
         for j in range(tool.count):
             if values[j] != NULL:
                 Py_DECREF(<object>values[j])
+    if tool.encode is not None:
+        if text_member != NULL and result is text_arg and tool.str_pieces is not None and not modern:
+            return _emit_pieces(engine, rid, rid_len, tool.str_pieces, <const char*>text_member.val,
+                                text_member.val_len)
+        return _emit_laid_out(engine, rid, rid_len, tool, result, modern)
     if text_member != NULL and result is text_arg:
         # Returned unchanged: its JSON text is the input's.
         engine._emit_text(rid, rid_len, <const char*>text_member.val, text_member.val_len, modern)
@@ -372,4 +377,72 @@ cdef int _fast_call(Engine engine, const char* rid, Py_ssize_t rid_len, Member* 
         except HANDLER_FAULTS as error:
             body = tool.failed(error)
         engine._emit_body(rid, rid_len, body, modern)
+    return 1
+
+
+cdef int _emit_laid_out(Engine engine, const char* rid, Py_ssize_t rid_len, _FastTool tool, object result,
+                        bint modern) except -1:
+    """The answer of a framework's tool: its layout around the value's text where C writes that text, else
+    the tool's own ``encode`` (``failed`` if that raises). Twin: the framework's ``FrameworkTool.encode``."""
+    cdef char number[40]
+    cdef const char* text
+    cdef Py_ssize_t n = 0
+    cdef int overflow = 0
+    cdef long long integer
+    kind = type(result)
+    if modern:
+        pass
+    elif kind is str and tool.str_pieces is not None:
+        text = _utf8(result, &n)
+        if text != NULL and _escape_free(<const unsigned char*>text, n):
+            return _emit_pieces(engine, rid, rid_len, tool.str_pieces, text, n)
+    elif kind is int and tool.int_pieces is not None:
+        integer = PyLong_AsLongLongAndOverflow(result, &overflow)
+        if not overflow:
+            if integer < 0:
+                number[0] = 45
+                n = 1 + _decimal(-<unsigned long long>integer, number + 1)
+            else:
+                n = _decimal(integer, number)
+            return _emit_pieces(engine, rid, rid_len, tool.int_pieces, number, n)
+    elif kind is float and tool.float_pieces is not None:
+        n = _repr_text(result, number)
+        if n:
+            return _emit_pieces(engine, rid, rid_len, tool.float_pieces, number, n)
+    elif result is True and tool.true_answer is not None:
+        return engine._emit_answer(rid, rid_len, tool.true_answer) + 1
+    elif result is False and tool.false_answer is not None:
+        return engine._emit_answer(rid, rid_len, tool.false_answer) + 1
+    elif result is None and tool.none_answer is not None:
+        return engine._emit_answer(rid, rid_len, tool.none_answer) + 1
+    try:
+        body = tool.encode(result)
+    except HANDLER_FAULTS as error:
+        body = tool.failed(error)
+    engine._emit_body(rid, rid_len, body, modern)
+    return 1
+
+
+cdef int _emit_pieces(Engine engine, const char* rid, Py_ssize_t rid_len, tuple pieces, const char* text,
+                      Py_ssize_t n) except -1:
+    """The answer ``pieces`` joined by ``text`` after the id (see :class:`shipcode_mcp.layouts.ResultLayout`): 1."""
+    cdef Py_ssize_t count = len(pieces)
+    cdef Py_ssize_t head = PyBytes_GET_SIZE(_HEAD)
+    cdef Py_ssize_t total = head + rid_len + n * (count - 1)
+    cdef Py_ssize_t i, size
+    for i in range(count):
+        total += PyBytes_GET_SIZE(<bytes>pieces[i])
+    cdef char* out = engine._room(total)
+    memcpy(out, PyBytes_AS_STRING(_HEAD), head)
+    out += head
+    memcpy(out, rid, rid_len)
+    out += rid_len
+    for i in range(count):
+        if i:
+            memcpy(out, text, n)
+            out += n
+        size = PyBytes_GET_SIZE(<bytes>pieces[i])
+        memcpy(out, PyBytes_AS_STRING(<bytes>pieces[i]), size)
+        out += size
+    engine._out_len += total
     return 1

@@ -189,3 +189,24 @@ cdef Py_ssize_t _layout(const char* digits, int count, int point, char* out) noe
         n += 2
         n += _decimal(power if power >= 0 else -power, out + n)
     return n
+
+
+cdef Py_ssize_t _repr_text(double value, char* out) except -1:
+    """Write a double as Python's ``repr`` does when that has no exponent (``0.0`` and 1e-4 <= |x| < 1e16, where
+    ECMAScript's digits and point are repr's, which adds ``.0`` to a whole number): its length; else 0.
+
+    The twin of :func:`shipcode_mcp.layouts.plain_text` for those values.
+    """
+    cdef double size = fabs(value)
+    cdef Py_ssize_t n, i
+    if value == 0:
+        if copysign(1.0, value) < 0:
+            return 0
+        return _put(out, "0.0", 3)
+    if not (size >= 1e-4 and size < 1e16):
+        return 0
+    n = _number_text(value, out)
+    for i in range(n):
+        if out[i] == 46:  # '.'
+            return n
+    return n + _put(out + n, ".0", 2)

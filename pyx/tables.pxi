@@ -27,6 +27,16 @@ cdef class _FastTool:
     cdef bint mirrored     # an argument is mirrored in an HTTP header: HTTP checks its calls itself
     cdef bint fallback     # arguments the checks refuse go to the tool's own validation (a lax tool)
     cdef bint floats[MAX_MEMBERS]  # per field: an integer is passed as a float (a lax tool's "number")
+    # A framework's tool (catalogue.FastTool.layout): its result's bytes after the id around a value's text
+    # (None: the kind is not laid out), its answers of True, False and None (None: not encoded), and its
+    # encode(value) for every other value; encode None: a native tool.
+    cdef object encode
+    cdef tuple str_pieces
+    cdef tuple int_pieces
+    cdef tuple float_pieces
+    cdef bytes true_answer
+    cdef bytes false_answer
+    cdef bytes none_answer
 
 
 cdef class _Read:
@@ -145,4 +155,13 @@ cdef _FastTool _fast_tool_of(spec):
         fast.admits[i] = _ADMITS[kind]
         fast.required[i] = required
         fast.floats[i] = spec.fallback and kind == "number"
+    layout = spec.layout
+    if layout is not None:
+        fast.encode = spec.encode
+        fast.str_pieces = layout.pieces.get(str)
+        fast.int_pieces = layout.pieces.get(int)
+        fast.float_pieces = layout.pieces.get(float)
+        fast.true_answer = layout.constants.get(True)
+        fast.false_answer = layout.constants.get(False)
+        fast.none_answer = layout.constants.get(None)
     return fast

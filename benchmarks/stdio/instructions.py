@@ -4,6 +4,7 @@
     python benchmarks/run.py instructions                                   # this Python's build
     python benchmarks/run.py instructions --python OLD/bin/python --python NEW/bin/python   # before, after, ratio
     python benchmarks/run.py instructions --workloads add,add@2026 --lax     # the same tools in a lax app
+    python benchmarks/run.py instructions --workloads add,echo100 --compat fastmcp   # in an app of another API
 
 Counts are exact and repeatable where timings are not: they do not move with the machine's load. Each
 workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside
@@ -47,9 +48,31 @@ def lax_copy(app):  # -> Server
     return lax
 
 
-def child(workload: str, count: int, lax: bool = False) -> None:
+#: ``--compat``: the API whose app serves the tools, and the module of shipcode-mcp that serves it.
+COMPAT_APIS = {
+    "sdk-fastmcp": "shipcode_mcp.compat.fastmcp_sdk1:FastMCP",
+    "sdk-mcpserver": "shipcode_mcp.compat.mcpserver:MCPServer",
+    "fastmcp": "shipcode_mcp.compat.fastmcp:FastMCP",
+}
+
+
+def compat_copy(app, api: str):  # -> FrameworkServer
+    """The app's tools and resources registered by the decorators of ``api`` (``COMPAT_APIS``), as an app
+    written for that API registers them: its rules for the answers (``isError``, structured output)."""
+    import importlib
+
+    module, name = COMPAT_APIS[api].split(":")
+    server = getattr(importlib.import_module(module), name)(app.name)
+    for tool in app.tools.values():
+        server.tool(name=tool.name, description=tool.description)(tool.func)
+    for resource in app.resources.values():
+        server.resource(resource.uri, name=resource.name, mime_type=resource.mime_type)(resource.read)
+    return server
+
+
+def child(workload: str, count: int, lax: bool = False, compat: str | None = None) -> None:
     """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer: against the
-    benchmark's expected bytes, or for a lax app (whose schemas differ) against the pure engine's answers."""
+    benchmark's expected bytes, or for a lax or compat app (whose answers differ) against the pure engine's."""
     sys.path.insert(0, str(BENCHMARKS))
     from shipcode_mcp._engine_c import Engine
 
@@ -61,24 +84,28 @@ def child(workload: str, count: int, lax: bool = False) -> None:
         app.protocol_versions = MODERN_VERSIONS  # as the benchmark serves it: --protocol-versions
     if lax:
         app = lax_copy(app)
+    if compat:
+        app = compat_copy(app, compat)
     engine = Engine(app.catalogue())
     # The handshake goes through message(), not feed(), so that only the requests are counted.
     handshake = engine.message(INIT_REQUEST) + engine.message(INITIALIZED)
-    assert handshake == INIT_EXPECTED, handshake
+    assert compat or handshake == INIT_EXPECTED, handshake
     data = build_requests(workload, count)
     out = [engine.feed(data[at : at + READ_SIZE]) for at in range(0, len(data), READ_SIZE)]
-    if lax:
+    if lax or compat:
         from shipcode_mcp._engine_py import Engine as PureEngine
 
         pure = PureEngine(app.catalogue())
-        expected = pure.feed(INIT_REQUEST + INITIALIZED + data)[len(INIT_EXPECTED) :]
+        expected = pure.feed(INIT_REQUEST + INITIALIZED + data)[len(handshake) :]
     else:
         expected = build_expected(workload, count)
     if b"".join(out) != expected:
         sys.exit(f"{workload}: an answer differs from the expected bytes")
 
 
-def count_instructions(python: str, workload: str, count: int, lax: bool = False) -> tuple[int, int]:
+def count_instructions(
+    python: str, workload: str, count: int, lax: bool = False, compat: str | None = None
+) -> tuple[int, int]:
     """Instructions executed inside Engine.feed while answering ``count`` requests of ``workload``: all of
     them, and those outside libc's ``mem*`` functions."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -96,6 +123,7 @@ def count_instructions(python: str, workload: str, count: int, lax: bool = False
             "--requests",
             str(count),
             *(["--lax"] if lax else []),
+            *(["--compat", compat] if compat else []),
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
@@ -129,11 +157,19 @@ def main(argv: list | None = None) -> int:
     parser.add_argument(
         "--lax", action="store_true", help="serve the tools as a lax app's (strict=False), typed through pydantic"
     )
+    parser.add_argument(
+        "--compat",
+        choices=COMPAT_APIS,
+        help="serve the tools as an app of this API does (its framework's answers); with --python once, the "
+        "counts of the native app beside them, and their ratio",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, args.requests, args.lax)
+        child(args.child, args.requests, args.lax, args.compat)
         return 0
+    if args.compat:
+        return compare_compat(args)
     pythons = args.python or [sys.executable]
     heads = [f"`{python}`: all / outside libc mem*" for python in pythons]
     heads += ["ratio: all / outside libc mem*"] if len(pythons) == 2 else []
@@ -146,6 +182,23 @@ def main(argv: list | None = None) -> int:
         if len(counts) == 2:
             (total_before, own_before), (total_after, own_after) = counts
             cells.append(f"{total_after / total_before:.4f} / {own_after / own_before:.4f}")
+        print(f"| {workload} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+def compare_compat(args: argparse.Namespace) -> int:
+    """The same tools in a native app and in an app of ``args.compat``, side by side, and their ratio."""
+    if args.python and len(args.python) > 1:
+        sys.exit("--compat measures one build: give --python once at most")
+    python = (args.python or [sys.executable])[0]
+    print(f"instructions per request in Engine.feed ({args.requests} requests each), `{python}`\n")
+    print(f"| workload | native: all / outside libc mem* | {args.compat}: all / outside libc mem* | ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    for workload in args.workloads.split(","):
+        native = count_instructions(python, workload, args.requests, args.lax)
+        compat = count_instructions(python, workload, args.requests, args.lax, args.compat)
+        cells = [f"{total / args.requests:,.0f} / {own / args.requests:,.0f}" for total, own in (native, compat)]
+        cells.append(f"{compat[0] / native[0]:.3f} / {compat[1] / native[1]:.3f}")
         print(f"| {workload} | " + " | ".join(cells) + " |", flush=True)
     return 0
 

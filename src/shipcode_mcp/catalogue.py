@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .app import Server
     from .eras import ModernEra
     from .handlers import Tool
+    from .layouts import ResultLayout
 
 #: The member of a list's items its cursors name them by (see :mod:`shipcode_mcp.pagination`).
 LISTED_BY = {"tools": "name", "resources": "uri", "resourceTemplates": "uriTemplate", "prompts": "name"}
@@ -97,7 +98,18 @@ def route_kinds(routes: dict[str, Any], own: dict[str, Any]) -> dict[str, int]:
 class FastTool:
     """A plain tool with a flat argument shape, for engines that check arguments themselves."""
 
-    __slots__ = ("name", "func", "fields", "positional", "invalid", "failed", "mirrored", "fallback")
+    __slots__ = (
+        "name",
+        "func",
+        "fields",
+        "positional",
+        "invalid",
+        "failed",
+        "mirrored",
+        "fallback",
+        "layout",
+        "encode",
+    )
 
     def __init__(
         self,
@@ -109,6 +121,8 @@ class FastTool:
         failed: Callable[[BaseException], bytes],
         mirrored: bool = False,
         fallback: bool = False,
+        layout: ResultLayout | None = None,
+        encode: Callable[[Any], bytes] | None = None,
     ) -> None:
         self.name = name
         #: The function, called with the arguments by name (or by position: see ``positional``).
@@ -128,21 +142,43 @@ class FastTool:
         #: validation (the full path) instead of being answered ``invalid``, and an integer given for a
         #: ``number`` is passed as a float, as pydantic's lax mode passes it.
         self.fallback = fallback
+        #: How a framework's tool writes its result (see :mod:`~shipcode_mcp.layouts`), and ``encode(value)``,
+        #: its result body of any other value; None: the native result (:func:`~shipcode_mcp.results.tool_result`).
+        self.layout = layout
+        self.encode = encode
 
 
-_LAX_FLAT_HINTS = (int, float, str, bool)
+def fast_record(
+    name: str, tool: Tool, shape: FlatShape, invalid: bytes, fallback: bool, layout: ResultLayout | None = None
+) -> FastTool:
+    """The :class:`FastTool` of a tool whose arguments have this flat shape (a framework's with its ``layout``)."""
+    return FastTool(
+        name,
+        tool.func,
+        shape.fields,
+        positional_count(tool.func, tuple(field[0] for field in shape.fields)),
+        invalid,
+        tool.failed,
+        bool(header_parameters(tool.input_schema)),
+        fallback,
+        layout,
+        None if layout is None else tool.encode,
+    )
 
 
-def lax_flat_shape(tool: Tool) -> FlatShape | None:
-    """The flat shape of a lax typed tool (``strict=False``) whose flat checks judge a call as pydantic's
-    lax mode does wherever they accept it, or None.
+#: The hints of the parameters a lax tool keeps on the fast path with (see :func:`lax_flat_shape`).
+LAX_FLAT_HINTS = (int, float, str, bool)
+
+
+def lax_flat_shape(validate: Any, func: Callable[..., Any]) -> FlatShape | None:
+    """The flat shape of a lax typed tool (``strict=False``, its check ``validate`` of ``func``'s arguments)
+    whose flat checks judge a call as pydantic's lax mode does wherever they accept it, or None.
 
     That holds when every parameter is hinted ``int``, ``float``, ``str`` or ``bool`` without constraints
     or validators, and any default is the function's own value (a ``Field(...)`` default is not): a call
     the checks accept then reaches the function with the values pydantic would give it (an integer for
     a ``float`` as a float); any other call goes to pydantic (a string read as JSON first included).
     """
-    validate = tool.validate
     model = getattr(validate, "model", None)
     if getattr(validate, "strict", True) is not False or getattr(validate, "renamed", True) or model is None:
         return None
@@ -150,9 +186,9 @@ def lax_flat_shape(tool: Tool) -> FlatShape | None:
     shape = FlatShape.from_schema({**validate.schema, "additionalProperties": False})
     if shape is None:
         return None
-    defaults = parameter_defaults(tool.func)
+    defaults = parameter_defaults(func)
     for name, field in model.model_fields.items():
-        if field.annotation not in _LAX_FLAT_HINTS or any(type(item) is not str for item in field.metadata):
+        if field.annotation not in LAX_FLAT_HINTS or any(type(item) is not str for item in field.metadata):
             return None
         if not field.is_required() and (name not in defaults or defaults[name] is not field.default):
             return None
@@ -205,25 +241,7 @@ class Catalogue(MethodHandlers):
                 raise ValueError(f"a completion is registered for the unknown {what} {target!r}")
         #: Per tool, the bytes of its ``Invalid arguments for <tool>`` result body.
         self.invalid_arguments = {name: error_result(f"Invalid arguments for {name}") for name in self.tools}
-        self.fast_tools = []
-        for name, tool in self.tools.items():
-            if not tool.plain:
-                continue
-            lax = type(tool.validate) is not FlatShape
-            shape = lax_flat_shape(tool) if lax else tool.validate
-            if shape is not None:
-                self.fast_tools.append(
-                    FastTool(
-                        name,
-                        tool.func,
-                        shape.fields,
-                        positional_count(tool.func, tuple(field[0] for field in shape.fields)),
-                        self.invalid_arguments[name],
-                        tool.failed,
-                        bool(header_parameters(tool.input_schema)),
-                        lax,
-                    )
-                )
+        self.fast_tools = [fast for name, tool in self.tools.items() if (fast := self.fast_tool(name, tool))]
         handlers = [*self.tools.values(), *self.resources.values(), *self.templates.values(), *self.prompts.values()]
         completions = list(self.completions.values())
         uses_context = any(handler.context_name is not None for handler in handlers) or any(
@@ -305,6 +323,20 @@ class Catalogue(MethodHandlers):
         self.route_kinds = route_kinds(routes, self.own_handlers())
         if self.modern is not None:
             self._build_modern(listings, capabilities, added)
+
+    def fast_tool(self, name: str, tool: Tool) -> FastTool | None:
+        """The record of a tool whose calls an engine may check and make itself, or None."""
+        if not tool.plain:
+            return None
+        lax = type(tool.validate) is not FlatShape
+        shape = lax_flat_shape(tool.validate, tool.func) if lax else tool.validate
+        if shape is None:
+            return None
+        return fast_record(name, tool, shape, self.invalid_arguments[name], lax)
+
+    #: Whether a call of a tool that does not exist is the JSON-RPC error ``Unknown tool`` (an engine may
+    #: answer it itself); a framework's catalogue answers it with a result of its own.
+    unknown_tool_is_error = True
 
     def own_handlers(self) -> dict[str, Any]:
         """The handlers of :data:`HANDLER_KINDS`, by method: where an engine may stand in for them."""

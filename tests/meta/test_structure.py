@@ -198,6 +198,7 @@ TWINS = (
     ("pyx/_engine_c.pyx", "_emit_value", "shipcode_mcp.results.tool_result"),
     ("pyx/fastpath.pxi", "_emit_contents", "shipcode_mcp.handlers.Resource.body"),
     ("pyx/number_text.pxi", "_number_text", "shipcode_mcp.jsontext.number_text"),
+    ("pyx/number_text.pxi", "_repr_text", "shipcode_mcp.layouts.plain_text"),
     ("pyx/escape.pxi", "_write_escaped", "shipcode_mcp.jsontext.dumps"),
     ("pyx/escape.pxi", "_escaped_size", "shipcode_mcp.jsontext.dumps"),
     ("pyx/fdio.pxi", "_wait", "shipcode_mcp._engine_py._wait"),
@@ -253,7 +254,7 @@ def test_each_compiled_function_with_a_pure_twin_names_it_and_is_named_back() ->
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
     "__main__ __init__ cli target compat compat.hook compat.fastmcp compat.mcpserver compat.fastmcp_sdk1 compat.base "
-    "compat.serving defaults app transports transports.http transports.http.asgi transports.http.posts "
+    "compat.serving compat.fast defaults app transports transports.http transports.http.asgi transports.http.posts "
     "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.relay "
     "transports.http.served transports.http.exchange transports.http.serve transports.http.connection "
     "transports.http.direct "
@@ -266,7 +267,7 @@ LAYERS = (
     "_engine_c lines catalogue methods tasks redisstore taskstore eras prompts templates handlers session runtime "
     "asking asking.legacy deferred context context_values asking.rounds asking.state extensions "
     "typed schema results pagination media "
-    "errors protocol "
+    "layouts errors protocol "
     "jsontext _log _version"
 ).split()
 

@@ -18,7 +18,7 @@ import pydantic
 import pydantic_core
 
 from ..app import Server
-from ..catalogue import Catalogue, constant_answer, route_kinds
+from ..catalogue import LAX_FLAT_HINTS, Catalogue, FastTool, constant_answer, route_kinds
 from ..context import Context as NativeContext
 from ..errors import ClientError, ToolError
 from ..handlers import Resource, Tool, context_parameter, docstring
@@ -30,6 +30,7 @@ from ..results import CONTENT_CLASSES, RESULT_CLASS
 from ..schema import InvalidArguments
 from ..templates import ResourceTemplate, is_template
 from ..typed import Arguments, StructuredResult
+from .fast import fast_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -163,6 +164,10 @@ class ModelArguments:
             raise InvalidArguments(self.server.tool_error_text(self.tool_name, error)) from None
         return {name: getattr(instance, field) for name, field in arguments.names}
 
+    def lax_arguments(self) -> Arguments:
+        """The model of the parameters, judged by :func:`~shipcode_mcp.catalogue.lax_flat_shape`."""
+        return self.arguments
+
 
 class CallArguments:
     """A tool's arguments checked as pydantic checks a call of the function (fastmcp's way): unknown
@@ -171,6 +176,16 @@ class CallArguments:
     def __init__(self, func: Callable[..., Any], skip: str | None, schema: Callable[[dict], dict]) -> None:
         self.adapter = pydantic.TypeAdapter(signature_without(func, skip))
         self.schema = schema(self.adapter.json_schema())
+        self.func = func
+        self.skip = skip
+
+    def lax_arguments(self) -> Arguments | None:
+        """A model of the parameters, judged by :func:`~shipcode_mcp.catalogue.lax_flat_shape` (a lax call and
+        a lax model judge plain scalars alike); None, without building one, when a hint is not a plain scalar."""
+        hints = typing.get_type_hints(self.func, include_extras=True)
+        if any(hint not in LAX_FLAT_HINTS for name, hint in hints.items() if name not in ("return", self.skip)):
+            return None
+        return Arguments(self.func, self.func.__name__, self.skip, strict=False)
 
     def __call__(self, given: object) -> dict[str, Any]:
         try:
@@ -331,7 +346,18 @@ class FrameworkCatalogue(Catalogue):
             routes["completion/complete"] = server.no_completion
         if "logging/setLevel" not in routes:
             routes["logging/setLevel"] = self.set_log_level
-        self.route_kinds = route_kinds(routes, self.own_handlers())  # the framework's handlers: no engine's
+        self.route_kinds = route_kinds(routes, self.own_handlers())  # tools/call's the engines' too: fast_tool
+
+    #: A tool that does not exist is a result of the framework's (``unknown_tool_result``).
+    unknown_tool_is_error = False
+
+    def own_handlers(self) -> dict[str, Any]:
+        """``tools/call`` is the framework's: an engine makes the calls of :meth:`fast_tool`'s tools itself
+        and leaves every other call to it."""
+        return {**super().own_handlers(), "tools/call": self.framework_call}
+
+    def fast_tool(self, name: str, tool: Tool) -> FastTool | None:
+        return fast_tool(self, name, tool)
 
     def framework_call(self, params: dict[str, Any] | None) -> Any:
         params = params or {}

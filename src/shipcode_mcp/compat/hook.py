@@ -27,6 +27,36 @@ STAND_INS = {
 }
 
 
+#: The parents of stand-ins that are the installed packages, made lazy: their ``__init__`` (the whole SDK, client
+#: included: most of a framework app's start-up) runs when the app first asks one of them for a name, and
+#: their submodules (``mcp.types``) are the installed ones meanwhile.
+LAZY_PARENTS = ("mcp", "mcp.server")
+
+
+class LazyParent(importlib.abc.Loader):
+    """Loads an installed package without running its ``__init__`` until a name of it is asked for."""
+
+    def __init__(self, real: importlib.machinery.ModuleSpec) -> None:
+        self.real = real
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        real = self.real
+        module.__file__ = real.origin
+        module.__path__ = list(real.submodule_search_locations or [])
+
+        def __getattr__(name: str) -> object:
+            del module.__getattr__
+            module.__spec__ = real
+            module.__loader__ = real.loader
+            real.loader.exec_module(module)  # the package's own __init__, in this very module
+            return getattr(module, name)
+
+        module.__getattr__ = __getattr__
+
+
 class StandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an API's modules and makes each one hold the names of its stand-in; notes which APIs were asked."""
 
@@ -37,6 +67,11 @@ class StandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
+        if fullname in LAZY_PARENTS:
+            real = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if real is None or real.loader is None:
+                return None
+            return importlib.machinery.ModuleSpec(fullname, LazyParent(real), origin=real.origin, is_package=True)
         for package, stand_in in STAND_INS.items():
             # A submodule's name is lower-case: fastmcp.tools.tool.ToolResult is a name to look up, not a module.
             if fullname == package or (fullname.startswith(package + ".") and fullname.islower()):
