@@ -1,6 +1,6 @@
 """Apps written for other frameworks, served by their own framework and by shipcode-mcp in the same run.
 
-    python benchmarks/run.py compat --quick --check-targets   # CI: about a minute
+    python benchmarks/run.py compat --quick --check-targets   # about a minute (CI runs it without --check-targets)
     python benchmarks/run.py compat                            # more rounds and requests
 
 The app (``app_sdk.py`` for the official SDK's FastMCP, ``app_fastmcp.py`` for the fastmcp package) takes a
