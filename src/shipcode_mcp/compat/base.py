@@ -422,6 +422,9 @@ class FrameworkServer(Server):
 
     #: *rule*: the answer to ``completion/complete`` without a handler (None: Method not found).
     no_completion: Any = None
+    #: Whether the server is served over HTTP (its HTTP app made: every HTTP way goes through
+    #: ``serving.framework_http_app``), for a framework whose capabilities differ there.
+    over_http = False
 
     def arguments_check(self, func: Callable[..., Any], name: str, skip: str | None) -> Any:
         """*rule*: how a tool's arguments are listed and checked."""

@@ -124,10 +124,11 @@ class FastMCP(FrameworkServer):
                 "tools": {"listChanged": True},
             }
         requests = {"prompts": {"get": {}}, "resources": {"read": {}}, "tools": {"call": {}}}
+        changed = self.over_http  # 2.x's HTTP app announces every list's changes, its stdio server the tools'
         return {
             "experimental": {},
-            "prompts": {"listChanged": False},
-            "resources": {"subscribe": False, "listChanged": False},
+            "prompts": {"listChanged": changed},
+            "resources": {"subscribe": False, "listChanged": changed},
             "tasks": {"cancel": {}, "list": {}, "requests": requests},
             "tools": {"listChanged": True},
         }
