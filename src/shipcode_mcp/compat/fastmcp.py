@@ -19,8 +19,9 @@ from ..errors import ToolError
 from ..media import Audio, File, Image
 from ..protocol import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from ..typed import StructuredResult
-from .base import CallArguments, FrameworkServer, Message, ResourceError, content_block, installed_version, is_content
+from .base import CallArguments, FrameworkServer, ResourceError, content_block, installed_version, is_content
 from .base import Context as SdkContext
+from .messages import Message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -186,6 +187,9 @@ class FastMCP(FrameworkServer):
         if MAJOR >= 4:
             return RpcError(INTERNAL_ERROR, f"Error reading resource {uri!r}: {error}")
         return RpcError(0, f"Error reading resource from template {uri!r}: {error}")
+
+    def context_resource_is_template(self, uri: str) -> bool:
+        return False
 
     def template_check(self, func: Callable[..., Any], skip: str | None) -> Callable[..., dict[str, Any]]:
         if MAJOR < 4:
