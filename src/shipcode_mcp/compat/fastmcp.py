@@ -169,6 +169,14 @@ class FastMCP(FrameworkServer):
             found.output_schema = compress(schema)
         return found
 
+    def mount(self, server: Any = None, *args: Any, **options: Any) -> None:
+        """fastmcp's server composition is not served: refused at load, saying so (docs/migrating.md)."""
+        raise NotImplementedError(_NOT_COMPOSED.format("mount"))
+
+    async def import_server(self, server: Any = None, *args: Any, **options: Any) -> None:
+        """fastmcp 2.x's static composition: not served either (see :meth:`mount`)."""
+        raise NotImplementedError(_NOT_COMPOSED.format("import_server"))
+
     def tool_error_text(self, name: str, error: BaseException) -> str:
         if MAJOR < 4 and isinstance(error, pydantic.ValidationError):  # 2.x shows pydantic's message alone
             return str(error)
@@ -257,6 +265,12 @@ class FastMCP(FrameworkServer):
         own = {"tags": sorted(item.tags)}
         entry["_meta"] = {**(item.meta or {}), ("fastmcp" if MAJOR >= 4 else "_fastmcp"): own}
         return entry
+
+
+_NOT_COMPOSED = (
+    "fastmcp's server composition ({}) is not served by shipcode-mcp: register the other server's tools, "
+    "resources and prompts on this one (docs/migrating.md, Every difference)"
+)
 
 
 def _compact(value: object) -> str:
