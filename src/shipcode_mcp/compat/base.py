@@ -30,6 +30,7 @@ from ..results import CONTENT_CLASSES, RESULT_CLASS
 from ..schema import InvalidArguments
 from ..templates import ResourceTemplate, is_template
 from ..typed import Arguments, StructuredResult
+from .completions import completion_objects
 from .messages import Message
 
 TYPE_CHECKING = False
@@ -748,25 +749,6 @@ class FrameworkServer(Server):
 def _plain(value: Any) -> Any:
     """A dict of a pydantic object (``ToolAnnotations``, ``Icon``), by alias without ``None``; others as they are."""
     return _model_dump(value) if hasattr(value, "model_dump") else value
-
-
-class _Named:
-    """A stand-in for an SDK object (``PromptReference``, ``CompletionArgument``) when the SDK is not installed."""
-
-    def __init__(self, **fields: Any) -> None:
-        self.__dict__.update(fields)
-
-
-def completion_objects(params: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """The reference, argument and context of a ``completion/complete`` request, as the SDK's objects."""
-    ref, argument, context = params.get("ref") or {}, params.get("argument") or {}, params.get("context")
-    try:
-        from mcp import types
-    except ImportError:
-        return _Named(**ref), _Named(**argument), None if context is None else _Named(**context)
-    kind = types.PromptReference if ref.get("type") == "ref/prompt" else types.ResourceTemplateReference
-    made = types.CompletionContext.model_validate(context) if context is not None else None
-    return kind.model_validate(ref), types.CompletionArgument.model_validate(argument), made
 
 
 def installed_version(distribution: str, otherwise: str) -> str:
