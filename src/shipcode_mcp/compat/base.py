@@ -21,7 +21,7 @@ from ..app import Server
 from ..catalogue import LAX_FLAT_HINTS, Catalogue, FastTool, constant_answer, route_kinds
 from ..context import Context as NativeContext
 from ..errors import ClientError, ToolError
-from ..handlers import Resource, Tool, context_parameter, docstring
+from ..handlers import Resource, Tool, context_parameter, docstring, is_coroutine_function
 from ..jsontext import dumps
 from ..media import Media, jsonable
 from ..prompts import Prompt
@@ -30,7 +30,9 @@ from ..results import CONTENT_CLASSES, RESULT_CLASS
 from ..schema import InvalidArguments
 from ..templates import ResourceTemplate, is_template
 from ..typed import Arguments, StructuredResult
+from .completions import completion_objects
 from .fast import fast_tool
+from .messages import Message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,36 +40,6 @@ if TYPE_CHECKING:
 
 #: The protocol versions the three frameworks speak (none speaks 2026-07-28).
 FRAMEWORK_VERSIONS = LEGACY_VERSIONS
-
-
-class Message:
-    """A prompt message: a role and its content (a string becomes a text block)."""
-
-    def __init__(self, content: Any, role: str = "user", **extra: Any) -> None:
-        if isinstance(content, str):
-            content = {"type": "text", "text": content}
-        self.role = role
-        self.content = content
-
-    def to_dict(self) -> dict[str, Any]:
-        content = self.content
-        if isinstance(content, Media):
-            content = content.content_block()
-        return {"role": self.role, "content": jsonable(content)}
-
-
-class UserMessage(Message):
-    """A message from the user."""
-
-    def __init__(self, content: Any, role: str = "user", **extra: Any) -> None:
-        super().__init__(content, role)
-
-
-class AssistantMessage(Message):
-    """A message from the assistant."""
-
-    def __init__(self, content: Any, role: str = "assistant", **extra: Any) -> None:
-        super().__init__(content, role)
 
 
 class ResourceError(Exception):
@@ -228,6 +200,27 @@ class FrameworkTool(Tool):
         return self.server.tool_listing(self, super().listing())
 
 
+def with_framework_context(server: FrameworkServer, func: Callable[..., Any], name: str | None) -> Callable[..., Any]:
+    """``func`` (a resource's or a prompt's) handed its framework's ``Context`` in parameter ``name`` where the
+    native one is passed, as a tool's is (``FrameworkTool.run``); ``func`` itself when it takes none."""
+    if name is None:
+        return func
+    framework_context = server.context_class.of
+    if is_coroutine_function(func):
+
+        async def call_async(**kwargs: Any) -> Any:
+            kwargs[name] = framework_context(kwargs[name])
+            return await func(**kwargs)
+
+        return call_async
+
+    def call(**kwargs: Any) -> Any:
+        kwargs[name] = framework_context(kwargs[name])
+        return func(**kwargs)
+
+    return call
+
+
 class FrameworkTemplate(ResourceTemplate):
     """A resource template whose parameters are converted from their hints (a Context passed on)."""
 
@@ -239,6 +232,12 @@ class FrameworkTemplate(ResourceTemplate):
         self.tags = options.pop("tags", None) or set()
         super().__init__(uri, func, **options)
         self.check = server.template_check(func, self.context_name)
+        self.read = with_framework_context(server, func, self.context_name)
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The values of the template's parts in ``uri``; None for a template without parts, which mcp 1.x lists
+        (a function taking only a ``Context``) but never reads: reading its uri is an unknown resource there."""
+        return super().match(uri) or None
 
     def answer(self, params, uri=None, values=None):
         try:
@@ -264,6 +263,7 @@ class FrameworkResource(Resource):
         self.meta = options.pop("meta", None)
         self.tags = options.pop("tags", None) or set()
         super().__init__(uri, func, **options)
+        self.read = with_framework_context(server, func, self.context_name)
 
     def body(self, uri: str, data: object) -> bytes:
         return self.server.resource_body(self, uri, data)
@@ -282,6 +282,7 @@ class FrameworkPrompt(Prompt):
         self.meta = options.pop("meta", None)
         self.tags = options.pop("tags", None) or set()
         super().__init__(func, **options)
+        self.func = with_framework_context(server, func, self.context_name)
 
     def get(self, params: dict[str, Any]) -> Any:
         arguments = params.get("arguments") or {}
@@ -448,6 +449,9 @@ class FrameworkServer(Server):
 
     #: *rule*: the answer to ``completion/complete`` without a handler (None: Method not found).
     no_completion: Any = None
+    #: Whether the server is served over HTTP (its HTTP app made: every HTTP way goes through
+    #: ``serving.framework_http_app``), for a framework whose capabilities differ there.
+    over_http = False
 
     def arguments_check(self, func: Callable[..., Any], name: str, skip: str | None) -> Any:
         """*rule*: how a tool's arguments are listed and checked."""
@@ -493,6 +497,11 @@ class FrameworkServer(Server):
         """*rule*: the error of a template whose parameters do not convert."""
         text = f"Error creating resource from template: {error}"
         return RpcError(0, f"Error creating resource from template: {text}")
+
+    def context_resource_is_template(self, uri: str) -> bool:
+        """*rule*: whether a resource without ``{name}`` parts whose function takes a ``Context`` is listed as a
+        template (mcp 1.x: any function with parameters is one), else as a resource; raises where refused."""
+        return True
 
     def template_check(self, func: Callable[..., Any], skip: str | None) -> Callable[..., dict[str, Any]]:
         """*rule*: how a template's parameters are converted from the uri's strings (``check(**parts)``)."""
@@ -642,7 +651,7 @@ class FrameworkServer(Server):
             )
             if not enabled:
                 return func
-            if is_template(uri):
+            if is_template(uri) or (context_parameter(func) is not None and self.context_resource_is_template(uri)):
                 self.templates[uri] = FrameworkTemplate(self, uri, func, **options)
                 self._changed("resources")
             else:
@@ -766,25 +775,6 @@ class FrameworkServer(Server):
 def _plain(value: Any) -> Any:
     """A dict of a pydantic object (``ToolAnnotations``, ``Icon``), by alias without ``None``; others as they are."""
     return _model_dump(value) if hasattr(value, "model_dump") else value
-
-
-class _Named:
-    """A stand-in for an SDK object (``PromptReference``, ``CompletionArgument``) when the SDK is not installed."""
-
-    def __init__(self, **fields: Any) -> None:
-        self.__dict__.update(fields)
-
-
-def completion_objects(params: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """The reference, argument and context of a ``completion/complete`` request, as the SDK's objects."""
-    ref, argument, context = params.get("ref") or {}, params.get("argument") or {}, params.get("context")
-    try:
-        from mcp import types
-    except ImportError:
-        return _Named(**ref), _Named(**argument), None if context is None else _Named(**context)
-    kind = types.PromptReference if ref.get("type") == "ref/prompt" else types.ResourceTemplateReference
-    made = types.CompletionContext.model_validate(context) if context is not None else None
-    return kind.model_validate(ref), types.CompletionArgument.model_validate(argument), made
 
 
 def installed_version(distribution: str, otherwise: str) -> str:

@@ -19,8 +19,9 @@ from ..errors import ToolError
 from ..media import Audio, File, Image
 from ..protocol import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from ..typed import StructuredResult
-from .base import CallArguments, FrameworkServer, Message, ResourceError, content_block, installed_version, is_content
+from .base import CallArguments, FrameworkServer, ResourceError, content_block, installed_version, is_content
 from .base import Context as SdkContext
+from .messages import Message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,10 +125,11 @@ class FastMCP(FrameworkServer):
                 "tools": {"listChanged": True},
             }
         requests = {"prompts": {"get": {}}, "resources": {"read": {}}, "tools": {"call": {}}}
+        changed = self.over_http  # 2.x's HTTP app announces every list's changes, its stdio server the tools'
         return {
             "experimental": {},
-            "prompts": {"listChanged": False},
-            "resources": {"subscribe": False, "listChanged": False},
+            "prompts": {"listChanged": changed},
+            "resources": {"subscribe": False, "listChanged": changed},
             "tasks": {"cancel": {}, "list": {}, "requests": requests},
             "tools": {"listChanged": True},
         }
@@ -167,6 +169,14 @@ class FastMCP(FrameworkServer):
             found.output_schema = compress(schema)
         return found
 
+    def mount(self, server: Any = None, *args: Any, **options: Any) -> None:
+        """fastmcp's server composition is not served: refused at load, saying so (docs/migrating.md)."""
+        raise NotImplementedError(_NOT_COMPOSED.format("mount"))
+
+    async def import_server(self, server: Any = None, *args: Any, **options: Any) -> None:
+        """fastmcp 2.x's static composition: not served either (see :meth:`mount`)."""
+        raise NotImplementedError(_NOT_COMPOSED.format("import_server"))
+
     def tool_error_text(self, name: str, error: BaseException) -> str:
         if MAJOR < 4 and isinstance(error, pydantic.ValidationError):  # 2.x shows pydantic's message alone
             return str(error)
@@ -185,6 +195,9 @@ class FastMCP(FrameworkServer):
         if MAJOR >= 4:
             return RpcError(INTERNAL_ERROR, f"Error reading resource {uri!r}: {error}")
         return RpcError(0, f"Error reading resource from template {uri!r}: {error}")
+
+    def context_resource_is_template(self, uri: str) -> bool:
+        return False
 
     def template_check(self, func: Callable[..., Any], skip: str | None) -> Callable[..., dict[str, Any]]:
         if MAJOR < 4:
@@ -252,6 +265,12 @@ class FastMCP(FrameworkServer):
         own = {"tags": sorted(item.tags)}
         entry["_meta"] = {**(item.meta or {}), ("fastmcp" if MAJOR >= 4 else "_fastmcp"): own}
         return entry
+
+
+_NOT_COMPOSED = (
+    "fastmcp's server composition ({}) is not served by shipcode-mcp: register the other server's tools, "
+    "resources and prompts on this one (docs/migrating.md, Every difference)"
+)
 
 
 def _compact(value: object) -> str:

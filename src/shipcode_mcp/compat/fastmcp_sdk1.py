@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..errors import ToolError
 from ..media import Audio, File, Image
-from .base import AssistantMessage, Context, FrameworkServer, Message, ResourceError, UserMessage
+from .base import Context, FrameworkServer, ResourceError
+from .messages import AssistantMessage, Message, UserMessage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

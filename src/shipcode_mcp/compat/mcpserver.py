@@ -58,6 +58,13 @@ class MCPServer(FastMCP):
     def template_error(self, template: Any, uri: str | None, error: BaseException) -> RpcError:
         return RpcError(INTERNAL_ERROR, f"Error creating resource from template {uri}", {"uri": uri})
 
+    def context_resource_is_template(self, uri: str) -> bool:
+        raise ValueError(
+            f"Resource {uri!r} has no URI template variables, but the handler declares a Context parameter. "
+            "Context injection for static resources is not supported. "
+            "Add a template variable to the URI or remove the Context parameter."
+        )
+
 
 #: The API this module stands in for, as the command line names it.
 API = MCPServer.API

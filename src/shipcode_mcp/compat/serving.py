@@ -49,6 +49,7 @@ def framework_http_app(server: FrameworkServer, path: str = "/mcp", **options: A
     if made is None or options or made.endpoint.path != path:
         from ..app import Server
 
+        server.over_http = True  # before the endpoint makes a catalogue
         made = FrameworkHttpApp(server, Server.http_app(server, path, **options))
         server._http_app = made
     return made

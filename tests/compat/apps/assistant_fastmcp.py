@@ -71,6 +71,28 @@ def note(name: str) -> str:
     return f"note {name}"
 
 
+@server.resource("stock://{key}")
+async def stock(key: str, ctx: Context) -> str:
+    """The stock of a key in the database opened by the lifespan, the read logged."""
+    await ctx.info(f"Reading the stock of {key}")
+    db = ctx.request_context.lifespan_context.db
+    return f"{key}: {db.rows.get(key, 0)}"
+
+
+@server.resource("status://db")
+def db_status(ctx: Context) -> str:
+    """Whether the database opened by the lifespan is open."""
+    db = ctx.request_context.lifespan_context.db
+    return "open" if db.open else "closed"
+
+
+@server.prompt
+async def restock(key: str, ctx: Context) -> str:
+    """Ask for a key to be restocked, the request logged."""
+    await ctx.info(f"Asking to restock {key}")
+    return f"Please restock {key}."
+
+
 @server.tool
 async def read_note(name: str, ctx: Context) -> str:
     """Read a note through the server's own resources."""

@@ -69,6 +69,21 @@ def note(name: str) -> str:
     return f"note {name}"
 
 
+@app.resource("stock://{key}")
+async def stock(key: str, ctx: Context) -> str:
+    """The stock of a key in the database opened by the lifespan, the read logged."""
+    await ctx.info(f"Reading the stock of {key}")
+    db = ctx.request_context.lifespan_context.db
+    return f"{key}: {db.rows.get(key, 0)}"
+
+
+@app.prompt()
+async def restock(key: str, ctx: Context) -> str:
+    """Ask for a key to be restocked, the request logged."""
+    await ctx.info(f"Asking to restock {key}")
+    return f"Please restock {key}."
+
+
 @app.tool()
 async def read_note(name: str, ctx: Context) -> str:
     """Read a note through the server's own resources."""
