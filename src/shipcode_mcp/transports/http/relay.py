@@ -10,6 +10,11 @@ chunk, event streams included. The owner serves it as its own, every check inclu
 leaves closes the relay, and the owner sees it leave. A request that lands on its session's process,
 as a keep-alive connection's usually does, pays one comparison.
 
+A relay connection serves one request after another: once a request's body was all sent and its response came
+whole, its connection waits for the next request to the same process (at most :data:`IDLE_CONNECTIONS` wait per
+process; the others close), so a client without keep-alive costs no new Unix-socket connection per request.
+Any other end (the client left, the owner answered before the whole body came) closes it.
+
 A process that cannot be reached (it ended, with its sessions) answers for it: 404 ``Session not
 found``, after at most :data:`CONNECT_SECONDS`.
 """
@@ -37,6 +42,8 @@ if TYPE_CHECKING:
 CONNECT_SECONDS = 5.0
 #: Seconds a starting process waits for an index to free up (a process being replaced still holds it).
 CLAIM_SECONDS = 10.0
+#: Relay connections kept open, waiting for the next request, per other process.
+IDLE_CONNECTIONS = 8
 #: A frame's header: its kind and the length of what follows.
 FRAME = struct.Struct("!BI")
 #: Frame kinds: the request's scope, a body chunk (the last, or one with more to come), the response's start.
@@ -63,11 +70,6 @@ async def read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes] | None:
         return kind, await reader.readexactly(length)
     except (asyncio.IncompleteReadError, ConnectionError):
         return None
-
-
-async def read_to_end(reader: asyncio.StreamReader) -> None:
-    while await reader.read(65536):
-        pass
 
 
 def write_frame(writer: asyncio.StreamWriter, kind: int, payload: bytes) -> None:
@@ -129,6 +131,8 @@ class Relay:
         self._lock = -1
         self._server: asyncio.AbstractServer | None = None
         self._app: Callable[..., Any] | None = None
+        #: Relay connections waiting for a request, by the socket path of the process they reach.
+        self.idle: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {}
 
     def socket_path(self, index: int) -> str:
         return os.path.join(self.directory, f"{index}.sock")
@@ -149,6 +153,10 @@ class Relay:
         if self._server is not None:
             self._server.close()
             self._server = None
+        for waiting in self.idle.values():
+            for _, writer in waiting:
+                writer.close()
+        self.idle.clear()
 
     def owner(self, session_id: bytes) -> str | None:
         """The socket of the process holding the session ``session_id`` names, when that is another process."""
@@ -160,14 +168,31 @@ class Relay:
     # -- the process holding the session ---------------------------------------------------------
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve one relayed request as this process's own."""
-        gone = False
+        """Serve the requests relayed on one connection, one after another, each as this process's own."""
+        try:
+            frame = await read_frame(reader)
+            while frame is not None and frame[0] == SCOPE and not writer.is_closing():
+                frame = await self._serve_one(scope_of(frame[1]), reader, writer)
+        except (ConnectionError, TimeoutError):
+            pass  # the relaying process closed (its client left), or did not close in time
+        finally:
+            writer.close()
+
+    async def _serve_one(
+        self, scope: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> tuple[int, bytes] | None:
+        """Serve one relayed request; the frame that follows it (the next request's scope), None at the end.
+
+        This is the connection's one reader: it reads the body's frames for the app's ``receive``, then the
+        next frame while the app finishes; the end of the stream before then is the client leaving."""
+        body: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
+        gone = asyncio.Event()
 
         async def receive() -> dict[str, Any]:
-            nonlocal gone
-            frame = None if gone else await read_frame(reader)
-            if frame is None:
-                gone = True
+            frame = await body.get()
+            if frame is None:  # the whole body was read, or the client left: what comes next is its leaving
+                body.put_nowait(None)
+                await gone.wait()
                 return {"type": "http.disconnect"}
             return {"type": "http.request", "body": frame[1], "more_body": frame[0] == MORE}
 
@@ -184,19 +209,45 @@ class Relay:
                 with contextlib.suppress(ConnectionError):
                     await writer.drain()
 
+        serving = asyncio.ensure_future(self._app(scope, receive, send))
+        following: asyncio.Future[tuple[int, bytes] | None] | None = None
+        whole = False  # the body's last frame was read
         try:
-            frame = await read_frame(reader)
-            if frame is not None and frame[0] == SCOPE:
-                await self._app(scope_of(frame[1]), receive, send)
-            if not gone and not writer.is_closing():
-                # Read what the relaying process still sends (a body no handler read) until it closes, having
-                # read the whole response: a socket closed with bytes unread would reset the connection first.
-                writer.write_eof()
-                await asyncio.wait_for(read_to_end(reader), CONNECT_SECONDS)
-        except (ConnectionError, TimeoutError):
-            pass  # the relaying process closed (its client left), or did not close in time
+            while True:
+                following = asyncio.ensure_future(read_frame(reader))
+                await asyncio.wait((serving, following), return_when=asyncio.FIRST_COMPLETED)
+                if not following.done():  # the app is done: the next frame is the next request's
+                    await serving
+                    if whole:
+                        return await following
+                    # A body no handler read: the relaying process closes, having read the whole response,
+                    # and is read until then (a socket closed with bytes unread would reset the connection).
+                    writer.write_eof()
+                    await asyncio.wait_for(self._read_to_end(following, reader), CONNECT_SECONDS)
+                    return None
+                frame = following.result()
+                if frame is None:  # the relaying process closed: its client left
+                    gone.set()
+                    body.put_nowait(None)
+                    await serving
+                    return None
+                if whole:  # the next request's scope, sent once this response was whole
+                    await serving
+                    return frame
+                whole = frame[0] != MORE
+                body.put_nowait(frame)
+                if whole:
+                    body.put_nowait(None)
         finally:
-            writer.close()
+            for task in (serving, following):
+                if task is not None and not task.done():
+                    task.cancel()
+
+    @staticmethod
+    async def _read_to_end(following: asyncio.Future[tuple[int, bytes] | None], reader: asyncio.StreamReader) -> None:
+        frame = await following
+        while frame is not None:
+            frame = await read_frame(reader)
 
     # -- the process the request landed on -------------------------------------------------------
 
@@ -205,12 +256,13 @@ class Relay:
     ) -> None:
         """Relay a request to the process listening at ``path``, and its response back."""
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), CONNECT_SECONDS)
+            reader, writer = await self._connect(path)
         except (OSError, TimeoutError):
             await refuse(send, 404, INVALID_REQUEST, NOT_FOUND)
             return
         write_frame(writer, SCOPE, scope_frame(scope))
-        upload = asyncio.ensure_future(self._upload(receive, writer))
+        sent: list[bool] = []  # holds True once the body's last frame is sent
+        upload = asyncio.ensure_future(self._upload(receive, writer, sent))
         started = complete = False
         try:
             while not complete:
@@ -233,11 +285,33 @@ class Relay:
                     await refuse(send, 502, INTERNAL_ERROR, "Bad Gateway: the session's process did not answer")
         finally:
             upload.cancel()
+            if complete and sent and not writer.is_closing():
+                self._keep(path, reader, writer)
+            else:
+                writer.close()
+
+    async def _connect(self, path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the process listening at ``path``: one waiting for a request, else a new one."""
+        waiting = self.idle.get(path)
+        while waiting:
+            reader, writer = waiting.pop()
+            if not writer.is_closing() and not reader.at_eof():
+                return reader, writer
+            writer.close()
+        return await asyncio.wait_for(asyncio.open_unix_connection(path), CONNECT_SECONDS)
+
+    def _keep(self, path: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A connection whose request is done waits for the next one (beyond :data:`IDLE_CONNECTIONS`: closed)."""
+        waiting = self.idle.setdefault(path, [])
+        if len(waiting) < IDLE_CONNECTIONS and self._server is not None:
+            waiting.append((reader, writer))
+        else:
             writer.close()
 
     @staticmethod
-    async def _upload(receive: Callable[[], Any], writer: asyncio.StreamWriter) -> None:
-        """The request's body to the owner as it comes; when the client leaves, the relay closes."""
+    async def _upload(receive: Callable[[], Any], writer: asyncio.StreamWriter, sent: list[bool]) -> None:
+        """The request's body to the owner as it comes (``sent`` told when its last frame is); when the client
+        leaves, the relay closes."""
         with contextlib.suppress(ConnectionError):
             while True:
                 message = await receive()
@@ -246,4 +320,6 @@ class Relay:
                     return
                 more = message.get("more_body", False)
                 write_frame(writer, MORE if more else BODY, message.get("body", b""))
+                if not more:
+                    sent.append(True)
                 await writer.drain()
