@@ -149,3 +149,75 @@ def test_at_most_so_many_connections_wait(tmp_path, requests: int) -> None:
     sent, accepted, waiting = relayed(tmp_path, reading_app, clients, concurrent=True)
     assert sent == [answer(b"/%d r%d" % (i, i)) for i in range(requests)]
     assert (accepted, waiting) == (requests, min(requests, relay.IDLE_CONNECTIONS))
+
+
+ECHO = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"far"}}}'
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+JSON = {"host": "localhost:8000", "content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+#: Relayed requests to the process holding a session: (method, header fields given the session id, body chunks).
+RELAYED = {
+    "call": ("POST", lambda s: {"mcp-session-id": s}, [ECHO]),
+    "call, body in chunks": ("POST", lambda s: {"mcp-session-id": s}, [ECHO[:20], ECHO[20:]]),
+    "initialized": ("POST", lambda s: {"mcp-session-id": s}, [INITIALIZED]),
+    "call, foreign host": ("POST", lambda s: {"mcp-session-id": s, "host": "evil.example"}, [ECHO]),
+    "call, unknown session": ("POST", lambda s: {"mcp-session-id": "1.nope"}, [ECHO]),
+    "call, event streams only": ("POST", lambda s: {"mcp-session-id": s, "accept": "text/event-stream"}, [ECHO]),
+    "DELETE": ("DELETE", lambda s: {"mcp-session-id": s}, [b""]),
+    "DELETE twice": ("DELETE", lambda s: {"mcp-session-id": s}, [b""]),
+    "DELETE, unknown session": ("DELETE", lambda s: {"mcp-session-id": "1.nope"}, [b""]),
+}
+
+
+def relayed_to_an_app(tmp_path, direct: bool) -> list[list[dict[str, Any]]]:
+    """Each of :data:`RELAYED` relayed, in turn, to a process whose app holds one session (opened first)."""
+    from shipcode_mcp import Server, defaults
+
+    async def run() -> list[list[dict[str, Any]]]:
+        server = Server("relayed", version="1.0.0")
+        server.tool()(defaults.echo)
+        app = server.http_app()
+        if not direct:
+            app.direct = None
+        here, owner = Relay(str(tmp_path), 2), Relay(str(tmp_path), 2)
+        await here.start(app)
+        app.sessions.prefix = await owner.start(app)
+        await app.start()
+        opening = Client([b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}'])
+        await app(dict(scope("/mcp"), headers=fields(JSON)), opening.receive, opening.send)
+        session = dict(opening.sent[0]["headers"])[b"mcp-session-id"].decode()
+        answers = []
+        for method, headers, chunks in RELAYED.values():
+            client = Client(chunks)
+            relayed_scope = dict(scope("/mcp"), method=method, headers=fields({**JSON, **headers(session)}))
+            await here.forward(owner.socket_path(1), relayed_scope, client.receive, client.send)
+            answers.append([named(message, session) for message in client.sent])
+        here.stop()
+        owner.stop()
+        await app.stop()
+        await asyncio.sleep(0.05)  # the relay connections end
+        return answers
+
+    return asyncio.run(run())
+
+
+def named(message: dict[str, Any], session: str) -> dict[str, Any]:
+    """A response message with the session's random id written ``SESSION``."""
+    if "headers" not in message:
+        return message
+    return {**message, "headers": [(k, b"SESSION" if v == session.encode() else v) for k, v in message["headers"]]}
+
+
+def fields(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(name.encode(), value.encode()) for name, value in headers.items()]
+
+
+def test_the_owner_answers_below_asgi_what_its_app_answers(served_engine, tmp_path) -> None:
+    """The process holding a session answers a relayed request its direct path answers without its ASGI app:
+    the same messages back, for each request of :data:`RELAYED`."""
+    (tmp_path / "below").mkdir()
+    (tmp_path / "asgi").mkdir()
+    below = relayed_to_an_app(tmp_path / "below", True)
+    through_asgi = relayed_to_an_app(tmp_path / "asgi", False)
+    assert below == through_asgi
+    assert [sent[0]["status"] for sent in below] == [200, 200, 202, 421, 404, 200, 200, 404, 404]
