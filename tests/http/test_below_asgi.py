@@ -49,6 +49,8 @@ INIT = (
     % LEGACY.encode()
 )
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+INIT_WITH = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":'
+NO_SUCH_TOOL = b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope"}}'
 
 
 def head(headers: dict[str, str] | list[tuple[str, str]], method: str = "POST", target: str = "/mcp", version="1.1"):
@@ -186,6 +188,51 @@ SHAPES: dict[str, Callable[[str], list[bytes]]] = {
     "initialize": lambda s: [post(INIT, JSON)],
     "session GET without event streams": lambda s: [head(in_session(s, accept="application/json"), method="GET")],
     "session DELETE": lambda s: [head(in_session(s), method="DELETE") + post(PING, in_session(s))],
+    # a session's life: initialize, notifications/initialized, DELETE
+    "initialize, its version header": lambda s: [post(INIT, {**JSON, "mcp-protocol-version": LEGACY})],
+    "initialize, an older version": lambda s: [post(INIT.replace(LEGACY.encode(), b"2025-03-26"), JSON)],
+    "initialize, an unknown version": lambda s: [post(INIT.replace(LEGACY.encode(), b"1999-01-01"), JSON)],
+    "initialize, a 2026-07-28 version header": lambda s: [post(INIT, {**JSON, "mcp-protocol-version": MODERN})],
+    "initialize, an unknown version header": lambda s: [post(INIT, {**JSON, "mcp-protocol-version": "2099-01-01"})],
+    "initialize in a session": lambda s: [post(INIT, in_session(s))],
+    "initialize, event streams only accepted": lambda s: [post(INIT, {**JSON, "accept": "text/event-stream"})],
+    "initialize, params not an object": lambda s: [post(INIT_WITH + b"[1]}", JSON)],
+    "initialize, no params": lambda s: [post(INIT_WITH.replace(b',"params":', b"}"), JSON)],
+    "initialize as a notification": lambda s: [post(b'{"jsonrpc":"2.0","method":"initialize","params":{}}', JSON)],
+    "initialize, foreign host": lambda s: [post(INIT, {**JSON, "host": "evil.example"})],
+    "initialize, connection close": lambda s: [post(INIT, {**JSON, "connection": "close"}) + post(PING, in_session(s))],
+    "initialize, HTTP/1.0": lambda s: [post(INIT, JSON, version="1.0")],
+    "initialized": lambda s: [post(INITIALIZED, in_session(s))],
+    "initialized, no version header": lambda s: [
+        post(INITIALIZED, {k: v for k, v in in_session(s).items() if k != "mcp-protocol-version"})
+    ],
+    "initialized, unknown session": lambda s: [post(INITIALIZED, in_session("x" * 32))],
+    "initialized, no session": lambda s: [post(INITIALIZED, {**JSON, "mcp-protocol-version": LEGACY})],
+    "initialized after the session made its own catalogue": lambda s: [
+        post(NO_SUCH_TOOL, in_session(s)) + post(INITIALIZED, in_session(s))
+    ],
+    "another notification": lambda s: [post(b'{"jsonrpc":"2.0","method":"notifications/x"}', in_session(s))],
+    "session life, pipelined": lambda s: [
+        post(INIT, JSON)
+        + post(INITIALIZED, in_session(s))
+        + post(LEGACY_ECHO, in_session(s))
+        + head(in_session(s), method="DELETE")
+    ],
+    "session DELETE alone": lambda s: [head(in_session(s), method="DELETE")],
+    "session DELETE twice": lambda s: [head(in_session(s), method="DELETE") * 2],
+    "session DELETE, unknown session": lambda s: [head(in_session("x" * 32), method="DELETE")],
+    "session DELETE with a body": lambda s: [post(b"{}", in_session(s), method="DELETE")],
+    "session DELETE, foreign host": lambda s: [head(in_session(s, host="evil.example"), method="DELETE")],
+    "session DELETE, foreign origin": lambda s: [head(in_session(s, origin="http://evil.example"), method="DELETE")],
+    "session DELETE, connection close": lambda s: [
+        head(in_session(s, connection="close"), method="DELETE") + post(PING, in_session(s))
+    ],
+    "session DELETE, HTTP/1.0": lambda s: [head(in_session(s), method="DELETE", version="1.0")],
+    "session DELETE, id twice": lambda s: [head([*in_session(s).items(), ("mcp-session-id", s)], method="DELETE")],
+    "session DELETE, a query": lambda s: [head(in_session(s), method="DELETE", target="/mcp?x=1")],
+    "session DELETE, expect 100-continue": lambda s: [
+        post(b"{}", in_session(s, expect="100-continue"), method="DELETE")
+    ],
 }
 
 
@@ -260,6 +307,16 @@ class Served:
         self.wires.append(wire)
         return connection, wire
 
+    def feed(self, connection: HttpConnection, data: bytes, then: Callable[[], object] = lambda: None) -> object:
+        """``connection`` reads ``data`` as uvicorn's transport gives it, on the running event loop; what
+        ``then`` gives right after, before anything else runs."""
+
+        async def read() -> object:
+            connection.data_received(data)
+            return then()
+
+        return self.loop.run_until_complete(read())
+
     def settle(self) -> None:
         """Run the event loop until no request is being answered (or one waits for what never comes)."""
         for _ in range(100):
@@ -274,7 +331,7 @@ class Served:
         for data in reads:
             if wire.closed:
                 break
-            connection.data_received(data)
+            self.feed(connection, data)
             self.settle()
         return bytes(wire.out), wire.closed
 
@@ -337,6 +394,14 @@ def test_proxy_headers_count_below_asgi_too(served_engine, origin: str, forwarde
     assert below == through_asgi
 
 
+@pytest.mark.parametrize("limit", [{"max_sessions": 1}, {"max_sessions_per_client": 1}])
+@pytest.mark.parametrize("shape", ["initialize", "session life, pipelined"])
+def test_session_limits_count_below_asgi_too(served_engine, shape: str, limit: dict[str, int]) -> None:
+    """With no room for another session, an ``initialize`` is refused (503), or ends the client's idle one."""
+    below, through_asgi = both(SHAPES[shape], **limit)
+    assert below == through_asgi
+
+
 @pytest.mark.parametrize("authorization", [None, "Bearer good", "Bearer bad"])
 @pytest.mark.parametrize("shape", ["echo", "session ping"])
 def test_with_bearer_tokens_every_request_gets_the_asgi_apps_bytes(served_engine, shape: str, authorization) -> None:
@@ -360,6 +425,13 @@ ANSWERED_BELOW = [
     "session echo",
     "pipelined, all at once",
     "session pipelined",
+    "initialize",
+    "initialize, its version header",
+    "initialize, an unknown version",
+    "initialize, params not an object",
+    "initialized",
+    "session life, pipelined",
+    "session DELETE alone",
 ]
 
 
@@ -374,12 +446,12 @@ def test_the_compiled_engine_answers_below_asgi_within_the_read(served_engine, e
         writes = []
         wire.write = lambda data: writes.append(data)  # type: ignore[method-assign]
         (reads,) = SHAPES[shape](session)
-        connection.data_received(reads)
+        tasks, written = served.feed(connection, reads, lambda: (set(served.state.tasks), list(writes)))
         if engine_name == "compiled":
-            assert (served.state.tasks, len(writes)) == (set(), reads.count(b"POST /mcp "))
-            assert served.exchange([reads]) == (b"".join(writes), False)
+            requests = len(re.findall(rb"(?:POST|DELETE) /mcp ", reads))
+            assert (tasks, len(written), wire.closed) == (set(), requests, False)
         else:
-            assert (len(served.state.tasks), writes) == (1, [])
+            assert (len(tasks), written) == (1, [])
     finally:
         served.close()
 

@@ -254,11 +254,11 @@ def test_each_compiled_function_with_a_pure_twin_names_it_and_is_named_back() ->
 #: The package's modules from the command line down, as docs/architecture.md's "Where things are" lists them.
 LAYERS = (
     "__main__ __init__ cli target compat compat.hook compat.fastmcp compat.mcpserver compat.fastmcp_sdk1 compat.base "
-    "compat.serving compat.messages compat.completions compat.fast defaults app "
-    "transports transports.http transports.http.asgi transports.http.posts "
+    "compat.serving compat.messages compat.completions compat.fast defaults app transports transports.http "
+    "transports.http.asgi transports.http.serve transports.http.connection transports.http.direct "
+    "transports.http.posts "
     "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.relay "
-    "transports.http.served transports.http.exchange transports.http.serve transports.http.connection "
-    "transports.http.direct "
+    "transports.http.served transports.http.exchange "
     "transports.http.headers transports.http._headerscan transports.http._headerscan_c "
     "transports.http._headerscan_py transports.http.guard transports.http.replies apps skills folder frontmatter "
     "transports.stdio "

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from ...app import Server
     from .exchange import Exchange
     from .relay import Relay
+    from .sessions import LegacySession
 
 #: Seconds between keep-alive comments on a quiet long-lived stream.
 KEEPALIVE_SECONDS = 15.0
@@ -366,13 +367,8 @@ class McpHttpApp:
                 answer = shared.http_modern(body, version, method, name)
                 if answer is not None:
                     return answer, None
-        version = first.get(b"mcp-protocol-version")
         session_id = first.get(b"mcp-session-id")
-        if (
-            session_id is None
-            or not self.legacy
-            or not (version is None or version in self.legacy_spoken or version.strip(b" \t") in self.legacy_spoken)
-        ):
+        if session_id is None or not self.speaks_legacy(first.get(b"mcp-protocol-version")):
             return None
         session = self.sessions.get(session_id.decode("latin-1"), caller)
         if session is None:
@@ -382,6 +378,13 @@ class McpHttpApp:
             return None
         answer = fast(body)
         return None if answer is None else (answer, [(b"mcp-session-id", session_id)])
+
+    def speaks_legacy(self, version: bytes | None) -> bool:
+        """Whether a POST whose ``MCP-Protocol-Version`` header is ``version`` (None: absent) is served as the
+        legacy era's, with no refusal of its version."""
+        return self.legacy and (
+            version is None or version in self.legacy_spoken or version.strip(b" \t") in self.legacy_spoken
+        )
 
     async def modern_post(self, post: Post) -> None:
         if post.kind != REQUEST:  # 2026-07-28 defines no notification or response from the client over HTTP
@@ -452,17 +455,7 @@ class McpHttpApp:
         try:
             if self.gate.full():
                 await self.gate.wait()
-            if opening:  # judged where it records nothing: the session keeps what the client declared
-                session.declared = post.message.get("params")
-                served = self.sessions.shared
-            elif (
-                session.served is None
-                and post.kind == NOTIFICATION
-                and post.message["method"] == INITIALIZED_NOTIFICATION
-            ):
-                served = self.sessions.shared
-            else:
-                served = session.own()
+            served = self.legacy_served(session, post, opening)
             exchange = served.exchange()
             answer = served.judge(post.parsed, exchange)
             if post.kind != REQUEST:
@@ -476,6 +469,23 @@ class McpHttpApp:
             session.busy -= 1
             if not opening:  # an initialize alone leaves the session unconfirmed
                 session.touch()
+
+    def legacy_served(self, session: LegacySession, post: Post, opening: bool) -> Served:
+        """The catalogue judging a message of a legacy session: the shared one (which records nothing) for its
+        ``initialize`` (``opening``: the session keeps what the client declared) and for what reads nothing of
+        a session that has no catalogue of its own (:meth:`reads_nothing`); else its own."""
+        if opening:
+            session.declared = post.message.get("params")
+            return self.sessions.shared
+        return self.sessions.shared if self.reads_nothing(session, post) else session.own()
+
+    @staticmethod
+    def reads_nothing(session: LegacySession, post: Post) -> bool:
+        """Whether a message of a session is judged by the shared catalogue: its ``notifications/initialized``
+        while it has no catalogue of its own."""
+        return (
+            session.served is None and post.kind == NOTIFICATION and post.message["method"] == INITIALIZED_NOTIFICATION
+        )
 
     async def no_room(self, send: Callable[..., Any], full: NoRoom) -> None:
         """The answer to an ``initialize`` for which no session can be opened."""

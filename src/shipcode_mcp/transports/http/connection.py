@@ -10,8 +10,8 @@
   connection :data:`LOOKS` times per timeout, so a slow head ends between one and 1.25 timeouts.
 - An absolute-form target (``POST http://host/mcp``) names the request's authority (RFC 9112 section
   3.2.2): the app sees it as the ``Host``, so the Host check judges what the target names.
-- Below ASGI: a POST to the endpoint of an app with a direct path (:mod:`.direct`) is held from the end of
-  its head; when its body ends in the same read, the direct path may answer it there, in one write, with no
+- Below ASGI: a POST or DELETE to the endpoint of an app with a direct path (:mod:`.direct`) is held from the
+  end of its head; when its body ends in the same read, the direct path may answer it there, in one write, with no
   ASGI scope, receive or send. Else (the body still coming at the end of the read, or no answer at once) it
   goes to the ASGI app as uvicorn would have sent it. A request is held only when uvicorn would start it at
   once and it needs nothing the ASGI app's way adds: nothing before it is still being answered, no
@@ -51,9 +51,10 @@ ABSOLUTE_FORM = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
 FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto")
 #: How much earlier than asked a timer may fire (uvloop counts whole milliseconds).
 TIMER_SLACK = 0.001
-#: A direct answer's status line and content type, as uvicorn writes them.
-DIRECT_STATUS = STATUS_LINE[200]
+#: A direct answer's content type, as uvicorn writes it.
 DIRECT_TYPE = b"%s: %s\r\n" % JSON_CONTENT_TYPE
+#: The methods of requests held for the direct path.
+HELD_METHODS = (b"POST", b"DELETE")
 
 
 class HeadRefused(Exception):
@@ -111,16 +112,17 @@ class HttpConnection(HttpToolsProtocol):
         self.direct, self.trusted = direct_path(self.app) if direct else (None, None)
         #: Whether this connection's requests may carry proxy headers uvicorn follows.
         self.forwarded = False
-        #: The body read so far of the request held for the direct path (None: none held).
+        #: The body read so far of the request held for the direct path (None: none held), and its method.
         self.held: list[bytes] | None = None
+        self.held_method = b"POST"
         #: Whether the held request lets the connection stay open after it.
         self.keep_alive = True
         #: The event-loop time of the last answer below ASGI, while nothing has come after it (else None), and
         #: the timer that ends the connection after uvicorn's keep-alive time without a request.
         self.quiet_since: float | None = None
         self.quiet_timer: asyncio.TimerHandle | None = None
-        #: uvicorn's default response fields (``date``, changed every second, and those configured), and a
-        #: direct answer's status line and those fields as written.
+        #: uvicorn's default response fields (``date``, changed every second, and those configured), and
+        #: those fields as a direct answer writes them.
         self.fields: tuple[Any, bytes] = (None, b"")
         self.max_head_bytes = max_head_bytes
         self.head_timeout = head_timeout
@@ -214,11 +216,12 @@ class HttpConnection(HttpToolsProtocol):
     # -- below ASGI ------------------------------------------------------------------------------------
 
     def holds(self) -> bool:
-        """Whether the POST whose head has just ended (to the endpoint) is held for the direct path."""
+        """Whether the request whose head has just ended (to the endpoint) is held for the direct path."""
         cycle = self.cycle
         parser = self.parser
+        method = parser.get_method()
         if (
-            parser.get_method() != b"POST"
+            method not in HELD_METHODS
             or (cycle is not None and not cycle.response_complete)
             or self.expect_100_continue
             or parser.should_upgrade()
@@ -232,6 +235,7 @@ class HttpConnection(HttpToolsProtocol):
                 if name in FORWARDED:
                     return False
         self.keep_alive = parser.get_http_version() != "1.0" and parser.should_keep_alive()
+        self.held_method = method
         return True
 
     def on_body(self, body: bytes) -> None:
@@ -248,7 +252,9 @@ class HttpConnection(HttpToolsProtocol):
         body = held[0] if len(held) == 1 else b"".join(held)
         server = self.server
         try:
-            answer = self.direct.answer(self.headers, body, server[0] if server else None, self.scheme)
+            answer = self.direct.answer(
+                self.held_method, self.headers, body, server[0] if server else None, self.scheme, self.client
+            )
         except Exception:  # a fault: the ASGI app meets it too, and answers it as uvicorn does (500)
             answer = None
         if answer is None:
@@ -269,17 +275,19 @@ class HttpConnection(HttpToolsProtocol):
         if complete:
             HttpToolsProtocol.on_message_complete(self)
 
-    def respond(self, answer: bytes, extra: list[tuple[bytes, bytes]] | None) -> None:
-        """Write the direct answer as uvicorn writes the ASGI app's: status line, uvicorn's default fields, the
-        answer's, ``connection: close`` when the connection ends, then the body."""
+    def respond(self, status: int, answer: bytes, extra: list[tuple[bytes, bytes]] | None) -> None:
+        """Write the direct answer as uvicorn writes the ASGI app's (:func:`~.replies.json_response`): status line,
+        uvicorn's default fields, the answer's, its content type when it has a body, its length, ``connection:
+        close`` when the connection ends, then the body."""
         fields = self.server_state.default_headers
         if fields is not self.fields[0]:
-            self.fields = (fields, b"".join([DIRECT_STATUS, *[b"%s: %s\r\n" % field for field in fields]]))
-        head = self.fields[1]
+            self.fields = (fields, b"".join([b"%s: %s\r\n" % field for field in fields]))
+        head = STATUS_LINE[status] + self.fields[1]
         if extra:
             head += b"".join([b"%s: %s\r\n" % field for field in extra])
         end = b"\r\n" if self.keep_alive else b"connection: close\r\n\r\n"
-        self.transport.write(b"%s%scontent-length: %d\r\n%s%s" % (head, DIRECT_TYPE, len(answer), end, answer))
+        kind = DIRECT_TYPE if answer else b""
+        self.transport.write(b"%s%scontent-length: %d\r\n%s%s" % (head, kind, len(answer), end, answer))
         self.cycle = Answered()  # type: ignore[assignment]
         self.server_state.total_requests += 1
         if not self.keep_alive:
