@@ -8,11 +8,12 @@ one's), counted by valgrind's callgrind.
     python benchmarks/run.py instructions --pure --workloads ping,add,blank  # the pure engine
 
 Counts are exact and repeatable where timings are not: they do not move with the machine's load. Each
-workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside
-``Engine.feed`` (``--toggle-collect``; the pure engine's ``feed`` is Python code, which callgrind cannot name, so
-it is called from C by ``itertools.starmap``, whose ``starmap_next`` nothing else calls): the catalogue, the handshake and the check of the answers are left
-out. The requests are the benchmark's own (stdio/workloads.py), fed in chunks of ``READ_SIZE`` bytes as
-``serve`` reads them, and every answer is compared with the benchmark's expected bytes. Needs valgrind.
+workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside ``Engine.feed``
+(``--toggle-collect``; the pure engine's ``feed`` is Python code, which callgrind cannot name, so it is called
+from C by ``itertools.starmap``, whose ``starmap_next`` nothing else calls): the catalogue, the handshake and
+the check of the answers are left out. The requests are the benchmark's own (stdio/workloads.py), fed in
+chunks of ``READ_SIZE`` bytes as ``serve`` reads them, and every answer is compared with the benchmark's
+expected bytes. Needs valgrind.
 
 A count is exact for one build, but libc's ``memcpy`` and its kin cost more or less with the alignment of what
 they copy, which moves with the heap's layout (a changed docstring anywhere moves it): a few percent either

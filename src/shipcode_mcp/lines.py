@@ -64,7 +64,8 @@ _MISSING = _Missing()
 _PARAMS_KINDS = frozenset({dict, list, _Missing})
 
 #: What a message is, as :func:`envelopes` tells it apart: a request, a notification, a response from
-#: the client, or refused (an invalid envelope, text that is not JSON, a blank line).
+#: the client, or refused (an invalid envelope, text that is not JSON, a blank line). A request is 0, the
+#: one kind that is false (:meth:`LineRules.answer` tests it so).
 REQUEST, NOTIFICATION, RESPONSE, INVALID, NOT_JSON, BLANK = range(6)
 #: The kinds of a refused message.
 REFUSED = frozenset({INVALID, NOT_JSON, BLANK})
@@ -202,7 +203,7 @@ class LineRules:
 
     def answer(self, kind: int, id_bytes: bytes | None, method: str | None, params: object, message: object) -> bool:
         """Answer one message told apart by :func:`envelopes` (its parts); true when the engine must pause."""
-        if kind != REQUEST:
+        if kind:  # not a request (REQUEST is 0): one test less on every request
             if kind == NOTIFICATION:
                 if method == INITIALIZED_NOTIFICATION:
                     self.initialized = True
