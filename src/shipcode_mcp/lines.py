@@ -60,12 +60,9 @@ class _Missing:
 
 #: A member the message does not have (``None`` is JSON ``null``).
 _MISSING = _Missing()
-#: What a request's ``params`` may be: an object, an array, or absent.
-_PARAMS_KINDS = frozenset({dict, list, _Missing})
 
 #: What a message is, as :func:`envelopes` tells it apart: a request, a notification, a response from
-#: the client, or refused (an invalid envelope, text that is not JSON, a blank line). A request is 0, the
-#: one kind that is false (:meth:`LineRules.answer` tests it so).
+#: the client, or refused (an invalid envelope, text that is not JSON, a blank line).
 REQUEST, NOTIFICATION, RESPONSE, INVALID, NOT_JSON, BLANK = range(6)
 #: The kinds of a refused message.
 REFUSED = frozenset({INVALID, NOT_JSON, BLANK})
@@ -119,7 +116,11 @@ def envelopes(lines: Iterable[bytes], max_bytes: int, then: Callable[..., bool |
             continue
         method = message.get("method", _MISSING)
         params = message.get("params", _MISSING)
-        if type(method) is not str or type(params) not in _PARAMS_KINDS or message.get("jsonrpc") != "2.0":
+        if (
+            type(method) is not str
+            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
+            or message.get("jsonrpc") != "2.0"
+        ):
             kind = RESPONSE if method is _MISSING and ("result" in message or "error" in message) else INVALID
             if then(kind, id_bytes, None, _MISSING, message):
                 return True
@@ -203,7 +204,7 @@ class LineRules:
 
     def answer(self, kind: int, id_bytes: bytes | None, method: str | None, params: object, message: object) -> bool:
         """Answer one message told apart by :func:`envelopes` (its parts); true when the engine must pause."""
-        if kind:  # not a request (REQUEST is 0): one test less on every request
+        if kind != REQUEST:
             if kind == NOTIFICATION:
                 if method == INITIALIZED_NOTIFICATION:
                     self.initialized = True
