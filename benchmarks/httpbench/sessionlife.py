@@ -24,7 +24,7 @@ import socket
 import statistics
 import time
 
-from harness.common import log
+from common import log
 
 from . import exchange, servers
 
