@@ -35,6 +35,12 @@ def options(argv: list | None) -> argparse.Namespace:
     parser.add_argument(
         "--variants", help="comma-separated variants to run (default: all): " + ", ".join(v.name for v in VARIANTS)
     )
+    parser.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="also serve the shipcode-mcp of this interpreter's install (e.g. an older tree's venv/bin/python), "
+        "in the same interleaved rounds: the before-* variants, answers held to this install's bytes",
+    )
     parser.add_argument("--check-targets", action="store_true", help="exit 2 when a target is missed or not measured")
     parser.add_argument(
         "--save",
@@ -105,12 +111,14 @@ def main(argv: list | None = None) -> int:
     missing = wrk.ensure_wrk()
     if missing:
         sys.exit(f"run.py http: {missing}")
-    chosen_names = [n.strip() for n in args.variants.split(",")] if args.variants else [v.name for v in VARIANTS]
-    unknown = set(chosen_names) - {v.name for v in VARIANTS}
+    listed = servers.servers(args.before)
+    offered = [v for v in VARIANTS if any(v.server == s.name for s in listed)]  # before-* only with --before
+    chosen_names = [n.strip() for n in args.variants.split(",")] if args.variants else [v.name for v in offered]
+    unknown = set(chosen_names) - {v.name for v in offered}
     if unknown:
-        sys.exit(f"run.py http: unknown variants: {', '.join(sorted(unknown))}")
-    variants = [v for v in VARIANTS if v.name in chosen_names]
-    by_server = {s.name: s for s in servers.servers() if any(v.server == s.name for v in variants)}
+        sys.exit(f"run.py http: unknown variants (before-* need --before): {', '.join(sorted(unknown))}")
+    variants = [v for v in offered if v.name in chosen_names]
+    by_server = {s.name: s for s in listed if any(v.server == s.name for v in variants)}
     servers.prepare(list(by_server.values()))
     notes, failures = [], []
     for server in by_server.values():

@@ -64,27 +64,34 @@ class Variant:
     sdk: str = ""  # the official SDK it configures ("" for the others)
 
 
-def servers() -> list:
+def shipcode_server(name: str, label: str, shipcode: str, env: dict | None = None) -> Server:
+    """shipcode-mcp (the command ``shipcode``) serving the benchmark's app over HTTP."""
+    return Server(name, label, [shipcode, APP, "--http", "127.0.0.1:{port}"], env or {})
+
+
+def servers(before: str | None = None) -> list:
+    """Every server; with ``before`` (another interpreter), its install's shipcode-mcp too, for a before/after
+    measured in the same interleaved rounds."""
     py = sys.executable
-    return [
-        Server("compiled", "shipcode-mcp compiled", [SHIPCODE, APP, "--http", "127.0.0.1:{port}"]),
-        Server(
-            "pure",
-            "shipcode-mcp pure",
-            [SHIPCODE, APP, "--http", "127.0.0.1:{port}"],
-            {"SHIPCODE_MCP_NO_EXTENSIONS": "1"},
-        ),
-        Server(
-            "compiled-asgi",
-            "shipcode-mcp compiled, ASGI only",
-            [SHIPCODE, APP, "--http", "127.0.0.1:{port}"],
-            {"SHIPCODE_MCP_HTTP_ASGI_ONLY": "1"},
+    pure = {"SHIPCODE_MCP_NO_EXTENSIONS": "1"}
+    listed = [
+        shipcode_server("compiled", "shipcode-mcp compiled", SHIPCODE),
+        shipcode_server("pure", "shipcode-mcp pure", SHIPCODE, pure),
+        shipcode_server(
+            "compiled-asgi", "shipcode-mcp compiled, ASGI only", SHIPCODE, {"SHIPCODE_MCP_HTTP_ASGI_ONLY": "1"}
         ),
         Server("floor", "bare ASGI app (floor)", [py, str(HERE / "floor_app.py"), "{port}"]),
         Server("ts-sdk", "TypeScript SDK 2", ["node", str(NODE_DIR / "ts_sdk_http.mjs"), "{port}"]),
         Server("sdk", "Python SDK", [py, str(PEERS / "sdk_http.py"), "{port}"]),
         Server("fastmcp", "FastMCP", [py, str(PEERS / "sdk_http.py"), "--fastmcp", "{port}"]),
     ]
+    if before:
+        shipcode = str(Path(before).with_name("shipcode-mcp"))
+        listed += [
+            shipcode_server("before", "shipcode-mcp compiled, before", shipcode),
+            shipcode_server("before-pure", "shipcode-mcp pure, before", shipcode, pure),
+        ]
+    return listed
 
 
 VARIANTS = [
@@ -107,7 +114,14 @@ VARIANTS = [
     Variant("sdk-legacy", "Python SDK 2.3.0, 2025 stateless JSON", "sdk", "legacy", "meaning", "sdk"),
     Variant("fastmcp", "FastMCP 4.2.3, 2026-07-28 stateless JSON", "fastmcp", "modern", "meaning"),
     Variant("fastmcp-legacy", "FastMCP 4.2.3, 2025 stateless JSON", "fastmcp", "legacy", "meaning"),
+    # --before: another install's shipcode-mcp, its answers held to this install's stdio bytes.
+    Variant("before", "shipcode-mcp compiled before, 2026-07-28", "before", "modern", "exact"),
+    Variant("before-legacy", "shipcode-mcp compiled before, 2025 session", "before", "legacy", "exact"),
+    Variant("before-pure", "shipcode-mcp pure before, 2026-07-28", "before-pure", "modern", "exact"),
+    Variant("before-pure-legacy", "shipcode-mcp pure before, 2025 session", "before-pure", "legacy", "exact"),
 ]
+#: The servers shipcode-mcp runs as (``--before``'s included), by name: the compiled ones first.
+SHIPCODE_SERVERS = {"compiled": True, "before": True, "pure": False, "before-pure": False}
 
 
 def python_has(module: str) -> bool:
@@ -122,14 +136,14 @@ def module_version(dist: str) -> str:
 def prepare(chosen: list) -> None:
     """Say for each server whether it can run here (its ``note`` names what is missing)."""
     for server in chosen:
-        if server.name in ("compiled", "pure"):
-            code, out = run_quiet([SHIPCODE, "--version"], env=server.environ())
+        if server.name in SHIPCODE_SERVERS:
+            code, out = run_quiet([server.argv[0], "--version"], env=server.environ())
             engine = re.search(r"engine:\s*(\w+)", out)
             if code != 0:
                 server.note = f"shipcode-mcp --version failed: {out[-200:]}"
             elif not python_has("uvicorn"):
                 server.note = "uvicorn missing: pip install -e '.[http]'"
-            elif server.name == "compiled" and (not engine or engine.group(1) != "compiled"):
+            elif SHIPCODE_SERVERS[server.name] and (not engine or engine.group(1) != "compiled"):
                 server.note = f"the compiled engine is not live ({out})"
         elif server.name == "floor":
             if not python_has("uvicorn, httptools, uvloop"):

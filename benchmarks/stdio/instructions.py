@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Instructions per request of the compiled engine's ``Engine.feed``, counted by valgrind's callgrind.
+"""Instructions per request of an engine's ``Engine.feed`` (the compiled one's, or with ``--pure`` the pure
+one's), counted by valgrind's callgrind.
 
     python benchmarks/run.py instructions                                   # this Python's build
     python benchmarks/run.py instructions --python OLD/bin/python --python NEW/bin/python   # before, after, ratio
     python benchmarks/run.py instructions --workloads add,add@2026 --lax     # the same tools in a lax app
     python benchmarks/run.py instructions --workloads add,echo100 --compat fastmcp   # in an app of another API
+    python benchmarks/run.py instructions --pure --workloads ping,add,blank  # the pure engine
 
 Counts are exact and repeatable where timings are not: they do not move with the machine's load. Each
-workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside
-``Engine.feed`` (``--toggle-collect``): the catalogue, the handshake and the check of the answers are left
-out. The requests are the benchmark's own (stdio/workloads.py), fed in chunks of ``READ_SIZE`` bytes as
-``serve`` reads them, and every answer is compared with the benchmark's expected bytes. Needs valgrind.
+workload runs in its own process under ``valgrind --tool=callgrind``, which counts only inside ``Engine.feed``
+(``--toggle-collect``; the pure engine's ``feed`` is Python code, which callgrind cannot name, so it is called
+from C by ``itertools.starmap``, whose ``starmap_next`` nothing else calls): the catalogue, the handshake and
+the check of the answers are left out. The requests are the benchmark's own (stdio/workloads.py), fed in
+chunks of ``READ_SIZE`` bytes as ``serve`` reads them, and every answer is compared with the benchmark's
+expected bytes. Needs valgrind.
 
 A count is exact for one build, but libc's ``memcpy`` and its kin cost more or less with the alignment of what
 they copy, which moves with the heap's layout (a changed docstring anywhere moves it): a few percent either
@@ -29,10 +33,13 @@ import tempfile
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parents[1]
-#: The workloads measured, by the benchmark's names; ``@2026`` ones are 2026-07-28 requests.
+#: The workloads measured, by the benchmark's names; ``@2026`` ones are 2026-07-28 requests. ``blank`` (not
+#: measured unless named) is empty lines, which have no answer.
 WORKLOADS = ("ping", "tools/list", "add", "echo100", "add@2026", "echo100@2026")
+BLANK = "blank"
 MODERN_VERSIONS = ("2026-07-28", "2025-06-18")
 FEED = "__pyx_pw_12shipcode_mcp_9_engine_c_6Engine_*feed"  # the C name of Engine.feed's Python entry
+PURE_FEED = "starmap_next"  # the C function that calls the pure Engine.feed (see child)
 
 
 def lax_copy(app):  # -> Server
@@ -70,11 +77,16 @@ def compat_copy(app, api: str):  # -> FrameworkServer
     return server
 
 
-def child(workload: str, count: int, lax: bool = False, compat: str | None = None) -> None:
+def child(workload: str, count: int, lax: bool = False, compat: str | None = None, pure: bool = False) -> None:
     """Answer ``count`` requests of one workload through ``Engine.feed``, and check every answer: against the
     benchmark's expected bytes, or for a lax or compat app (whose answers differ) against the pure engine's."""
     sys.path.insert(0, str(BENCHMARKS))
-    from shipcode_mcp._engine_c import Engine
+    from itertools import starmap
+
+    if pure:
+        from shipcode_mcp._engine_py import Engine
+    else:
+        from shipcode_mcp._engine_c import Engine
 
     from shipcode_mcp.defaults import app
     from shipcode_mcp.protocol import READ_SIZE
@@ -90,21 +102,22 @@ def child(workload: str, count: int, lax: bool = False, compat: str | None = Non
     # The handshake goes through message(), not feed(), so that only the requests are counted.
     handshake = engine.message(INIT_REQUEST) + engine.message(INITIALIZED)
     assert compat or handshake == INIT_EXPECTED, handshake
-    data = build_requests(workload, count)
-    out = [engine.feed(data[at : at + READ_SIZE]) for at in range(0, len(data), READ_SIZE)]
+    data = b"\n" * count if workload == BLANK else build_requests(workload, count)
+    chunks = [(data[at : at + READ_SIZE],) for at in range(0, len(data), READ_SIZE)]
+    out = list(starmap(engine.feed, chunks)) if pure else [engine.feed(*chunk) for chunk in chunks]
     if lax or compat:
         from shipcode_mcp._engine_py import Engine as PureEngine
 
         pure = PureEngine(app.catalogue())
         expected = pure.feed(INIT_REQUEST + INITIALIZED + data)[len(handshake) :]
     else:
-        expected = build_expected(workload, count)
+        expected = b"" if workload == BLANK else build_expected(workload, count)
     if b"".join(out) != expected:
         sys.exit(f"{workload}: an answer differs from the expected bytes")
 
 
 def count_instructions(
-    python: str, workload: str, count: int, lax: bool = False, compat: str | None = None
+    python: str, workload: str, count: int, lax: bool = False, compat: str | None = None, pure: bool = False
 ) -> tuple[int, int]:
     """Instructions executed inside Engine.feed while answering ``count`` requests of ``workload``: all of
     them, and those outside libc's ``mem*`` functions."""
@@ -114,7 +127,7 @@ def count_instructions(
             "valgrind",
             "--tool=callgrind",
             "--collect-atstart=no",
-            f"--toggle-collect={FEED}",
+            f"--toggle-collect={PURE_FEED if pure else FEED}",
             f"--callgrind-out-file={out_file}",
             python,
             __file__,
@@ -124,6 +137,7 @@ def count_instructions(
             str(count),
             *(["--lax"] if lax else []),
             *(["--compat", compat] if compat else []),
+            *(["--pure"] if pure else []),
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop("SHIPCODE_MCP_NO_EXTENSIONS", None)
@@ -163,21 +177,25 @@ def main(argv: list | None = None) -> int:
         help="serve the tools as an app of this API does (its framework's answers); with --python once, the "
         "counts of the native app beside them, and their ratio",
     )
+    parser.add_argument(
+        "--pure", action="store_true", help="count the pure engine (shipcode_mcp._engine_py) instead of the compiled"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, args.requests, args.lax, args.compat)
+        child(args.child, args.requests, args.lax, args.compat, args.pure)
         return 0
     if args.compat:
         return compare_compat(args)
     pythons = args.python or [sys.executable]
     heads = [f"`{python}`: all / outside libc mem*" for python in pythons]
     heads += ["ratio: all / outside libc mem*"] if len(pythons) == 2 else []
-    print(f"instructions per request in Engine.feed ({args.requests} requests each)\n")
+    engine = "the pure engine's" if args.pure else "the compiled engine's"
+    print(f"instructions per request in {engine} Engine.feed ({args.requests} requests each)\n")
     print("| workload | " + " | ".join(heads) + " |")
     print("| --- |" + " ---: |" * len(heads))
     for workload in args.workloads.split(","):
-        counts = [count_instructions(python, workload, args.requests, args.lax) for python in pythons]
+        counts = [count_instructions(python, workload, args.requests, args.lax, pure=args.pure) for python in pythons]
         cells = [f"{total / args.requests:,.0f} / {own / args.requests:,.0f}" for total, own in counts]
         if len(counts) == 2:
             (total_before, own_before), (total_after, own_after) = counts

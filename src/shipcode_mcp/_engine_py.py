@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from time import monotonic
 
-from .lines import LineRules, envelope
+from .lines import LineRules, envelopes
 from .protocol import (
     BLANK_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -95,7 +95,7 @@ class Engine:
             raise ValueError("max_message_bytes must be at least 1")
         self._rules = LineRules(catalogue, max_message_bytes)
         self._line = self._rules.line
-        self._judge = self._rules.judge
+        self._answer = self._rules.answer
         self._max = max_message_bytes
         self._limit = self._rules.limit  # the longest line worth keeping (the line rules' size rule)
         self._partial = bytearray()  # start of a line whose \n has not arrived yet
@@ -186,11 +186,10 @@ class Engine:
         return self._lines(iter(lines), rest)
 
     def _lines(self, remaining, rest: bytes) -> bool:
-        judge, max_bytes = self._judge, self._max  # LineRules.line, one call less per line
-        for line in remaining:
-            if judge(envelope(line, max_bytes)):
-                self._stash = (remaining, rest)  # resumed where it stopped: nothing copied
-                return True
+        # The line rules take the lines as they come (one call a line, LineRules.answer's).
+        if envelopes(remaining, self._max, self._answer):
+            self._stash = (remaining, rest)  # resumed where it stopped: nothing copied
+            return True
         if rest:
             self._hold(rest)
         return False

@@ -1,11 +1,12 @@
 """The rules for one complete input line, written once for both engines.
 
 :class:`LineRules` judges a line in the order of the server contract (README, "Behaviour
-contract") and appends its answer, if any, to ``out``. The pure engine runs every line
-through it; the compiled engine runs the lines its C fast path declines. :func:`envelope` parses
-a message and tells it apart; the HTTP transport routes a body by it, and the engine judges that
-same result (:meth:`LineRules.judge`): a body is parsed once. The size rule for a line is stated
-here once too (in :func:`envelope`; :attr:`LineRules.limit` and :meth:`LineRules.skipped` for framing).
+contract") and appends its answer, if any, to ``out``. :func:`envelopes` parses each message and tells
+it apart, handing it to :meth:`LineRules.answer`: the pure engine hands it every line it frames (one
+call a line), the compiled engine the lines its C fast path declines. :func:`envelope` gives one
+message's parse as a value; the HTTP transport routes a body by it, and the engine judges that same
+result (:meth:`LineRules.judge`): a body is parsed once. The size rule for a line is stated here once
+too (in :func:`envelopes`; :attr:`LineRules.limit` and :meth:`LineRules.skipped` for framing).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from .protocol import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from .catalogue import Catalogue
 
     #: A message parsed and told apart: ``(kind, id_bytes, method, params, message)``. ``id_bytes`` is the
@@ -57,58 +60,96 @@ class _Missing:
 
 #: A member the message does not have (``None`` is JSON ``null``).
 _MISSING = _Missing()
-#: What a request's ``params`` may be: an object, an array, or absent.
-_PARAMS_KINDS = frozenset({dict, list, _Missing})
 
-#: What a message is, as :func:`envelope` tells it apart: a request, a notification, a response from
+#: What a message is, as :func:`envelopes` tells it apart: a request, a notification, a response from
 #: the client, or refused (an invalid envelope, text that is not JSON, a blank line).
 REQUEST, NOTIFICATION, RESPONSE, INVALID, NOT_JSON, BLANK = range(6)
 #: The kinds of a refused message.
 REFUSED = frozenset({INVALID, NOT_JSON, BLANK})
 
 
-def envelope(line: bytes, max_bytes: int) -> Envelope:
-    """Parse one message and tell it apart by the rules of the server contract (README, "Behaviour
-    contract"); what it answers is :meth:`LineRules.judge`'s.
+def envelopes(lines: Iterable[bytes], max_bytes: int, then: Callable[..., bool | None]) -> bool:
+    """Parse each of ``lines`` and tell it apart by the rules of the server contract (README, "Behaviour
+    contract"), handing it to ``then(kind, id_bytes, method, params, message)`` (:data:`Envelope`'s parts);
+    what it answers is :meth:`LineRules.answer`'s. A blank line means nothing and is not handed on.
+
+    Stops after the first line for which ``then`` returns true (the engine must pause its input, and
+    resumes ``lines`` where it stopped) and returns True; False once every line was handed on. The stdio
+    engine hands its lines here as it frames them, so a line costs one call (``then``), not two.
 
     The size rule is here once: a message over ``max_bytes`` (a trailing carriage return not counted) is
     refused unless it is blank; the engines stop keeping a line past :attr:`LineRules.limit`, and tell
     :meth:`LineRules.skipped`.
     """
-    if len(line) > max_bytes and (len(line) > max_bytes + 1 or line[-1] != 13):
-        return (INVALID if line.strip(BLANK_BYTES) else BLANK), None, None, _MISSING, None
-    try:
-        message = _loads(line)
-    except JSONDecodeError as error:
-        if not line.strip(BLANK_BYTES):
-            return BLANK, None, None, _MISSING, None
-        if not is_overflow_error(error):
-            return NOT_JSON, None, None, _MISSING, None
+    for line in lines:
+        if len(line) > max_bytes and (len(line) > max_bytes + 1 or line[-1] != 13):
+            if line.strip(BLANK_BYTES) and then(INVALID, None, None, _MISSING, None):
+                return True
+            continue
         try:
-            message = loads_overflowing(line)
+            message = _loads(line)
+        except JSONDecodeError as error:
+            if not line.strip(BLANK_BYTES):
+                continue
+            message = _overflowing(line, error)
+            if message is _MISSING:
+                if then(NOT_JSON, None, None, _MISSING, None):
+                    return True
+                continue
+        try:
+            request_id = message.get("id", _MISSING)
+        except AttributeError:  # of the JSON values, only an object has get()
+            if then(INVALID, None, None, _MISSING, message):
+                return True
+            continue
+        if type(request_id) is int:
+            id_bytes = b"%d" % request_id
+        elif type(request_id) is str:
+            # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
+            # output list until it is written.
+            id_bytes = b"%b" % dumps(request_id)
+        elif request_id is _MISSING:
+            id_bytes = None
+        else:
+            if then(INVALID, None, None, _MISSING, message):
+                return True
+            continue
+        method = message.get("method", _MISSING)
+        params = message.get("params", _MISSING)
+        if (
+            type(method) is not str
+            or (params is not _MISSING and type(params) is not dict and type(params) is not list)
+            or message.get("jsonrpc") != "2.0"
+        ):
+            kind = RESPONSE if method is _MISSING and ("result" in message or "error" in message) else INVALID
+            if then(kind, id_bytes, None, _MISSING, message):
+                return True
+        elif then(NOTIFICATION if id_bytes is None else REQUEST, id_bytes, method, params, message):
+            return True
+    return False
+
+
+def _overflowing(line: bytes, error: JSONDecodeError) -> object:
+    """A line orjson refused only for a number that overflows a double, parsed; :data:`_MISSING` when the
+    line is not JSON."""
+    if is_overflow_error(error):
+        try:
+            return loads_overflowing(line)
         except ValueError:
-            return NOT_JSON, None, None, _MISSING, None
-    try:
-        request_id = message.get("id", _MISSING)
-    except AttributeError:  # of the JSON values, only an object has get()
-        return INVALID, None, None, _MISSING, message
-    if type(request_id) is int:
-        id_bytes = b"%d" % request_id
-    elif type(request_id) is str:
-        # A copy: orjson's own output object holds a 4 KiB buffer, and ids stay in the
-        # output list until it is written.
-        id_bytes = b"%b" % dumps(request_id)
-    elif request_id is _MISSING:
-        id_bytes = None
-    else:
-        return INVALID, None, None, _MISSING, message
-    method = message.get("method", _MISSING)
-    params = message.get("params", _MISSING)
-    if type(method) is not str or type(params) not in _PARAMS_KINDS or message.get("jsonrpc") != "2.0":
-        if method is _MISSING and ("result" in message or "error" in message):
-            return RESPONSE, id_bytes, None, _MISSING, message
-        return INVALID, id_bytes, None, _MISSING, message
-    return (NOTIFICATION if id_bytes is None else REQUEST), id_bytes, method, params, message
+            pass
+    return _MISSING
+
+
+#: What :func:`envelope` tells a blank message.
+_BLANK_ENVELOPE = (BLANK, None, None, _MISSING, None)
+
+
+def envelope(line: bytes, max_bytes: int) -> Envelope:
+    """One message parsed and told apart by :func:`envelopes`' rules, as one value (an HTTP body: the
+    transport routes it by this parse, and the engine judges the same one, :meth:`LineRules.judge`)."""
+    told: list = []
+    envelopes((line,), max_bytes, lambda *parts: told.append(parts))
+    return told[0] if told else _BLANK_ENVELOPE
 
 
 def refusal(kind: int, id_bytes: bytes | None) -> bytes:
@@ -137,7 +178,7 @@ class LineRules:
         self.catalogue = catalogue
         self.max = max_message_bytes
         #: The longest line worth keeping while it streams in: the limit, and one byte of slack for a
-        #: trailing carriage return (the size rule of :func:`envelope`).
+        #: trailing carriage return (the size rule of :func:`envelopes`).
         self.limit = max_message_bytes + 1
         #: Answers not yet taken by the engine, in order.
         self.out: list = []
@@ -150,7 +191,7 @@ class LineRules:
 
     def line(self, line: bytes) -> bool:
         """Judge one line (without its ``\\n``); true when the engine must pause its input."""
-        return self.judge(envelope(line, self.max))
+        return envelopes((line,), self.max, self.answer)
 
     def skipped(self, blank: bool) -> None:
         """A line over the limit was skipped (``blank``: every byte of it was): refused unless blank."""
@@ -159,7 +200,10 @@ class LineRules:
 
     def judge(self, parsed: Envelope) -> bool:
         """Answer one message as :func:`envelope` told it apart; true when the engine must pause its input."""
-        kind, id_bytes, method, params, message = parsed
+        return self.answer(*parsed)
+
+    def answer(self, kind: int, id_bytes: bytes | None, method: str | None, params: object, message: object) -> bool:
+        """Answer one message told apart by :func:`envelopes` (its parts); true when the engine must pause."""
         if kind != REQUEST:
             if kind == NOTIFICATION:
                 if method == INITIALIZED_NOTIFICATION:
