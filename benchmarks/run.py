@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions.
+"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions, bus.
 
     python benchmarks/run.py --quick              # stdio: every default server; prints the report
     python benchmarks/run.py --quick --save       # ... and writes the committed benchmarks/results/latest.*
@@ -9,6 +9,7 @@
     python benchmarks/run.py http [--quick] [--check-targets] [--save]            # Streamable HTTP, loaded by wrk
     python benchmarks/run.py realistic [--smoke] [--servers shipcode,fastmcp,sdk,node] [--save]   # Redis, API, k6
     python benchmarks/run.py instructions [--python OLD/bin/python --python NEW/bin/python]      # callgrind counts
+    python benchmarks/run.py bus [--count 1000] [--processes] [--engine pure]  # the bus: publish to listener, ms
 
 Every figure is taken over real pipes or sockets from a real child process, and every response of every run is
 checked. Progress goes to stderr, the report to stdout. The code: ``common/`` (what every benchmark shares),
@@ -26,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main(argv: list[str]) -> int:
     """Run the benchmark that ``argv``'s first word names (stdio when it names none) with the rest."""
-    which = argv[0] if argv and argv[0] in ("http", "realistic", "instructions") else "stdio"
+    which = argv[0] if argv and argv[0] in ("http", "realistic", "instructions", "bus") else "stdio"
     rest = argv[1:] if which != "stdio" else argv
     if which == "http":
         from httpbench.cli import main as run
@@ -35,6 +36,8 @@ def main(argv: list[str]) -> int:
         from cli import main as run
     elif which == "instructions":
         from stdio.instructions import main as run
+    elif which == "bus":
+        from busbench.cli import main as run
     else:
         from stdio.cli import main as run
     return run(rest)
