@@ -12,6 +12,7 @@ redis-py is imported only when such a bus is made (``pip install "shipcode-mcp[r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 
 from .sharedbus import DEFAULT_MAX_UNSENT, RETRY_SECONDS, CarriedBus
@@ -54,22 +55,20 @@ class RedisBus(CarriedBus):
         if self._publisher is None:
             self._publisher = self.client(socket_timeout=CONNECT_SECONDS)
         origin = self.origin
-        try:
-            if len(batch) == 1:
-                await self._publisher.publish(self.channel, origin + batch[0])
-                return
-            async with self._publisher.pipeline(transaction=False) as pipe:
-                for message in batch:
-                    pipe.publish(self.channel, origin + message)
-                await pipe.execute()
-        except self._redis.RedisError as error:
-            raise OSError(str(error)) from error
+        if len(batch) == 1:
+            await self._publisher.publish(self.channel, origin + batch[0])
+            return
+        async with self._publisher.pipeline(transaction=False) as pipe:
+            for message in batch:
+                pipe.publish(self.channel, origin + message)
+            await pipe.execute()
 
     async def listen(self) -> None:
         """Deliver what the other processes publish; subscribe again whenever the connection was lost."""
-        client = self.client(health_check_interval=30)
+        client = None
         pause = 0.0
         try:
+            client = self.client(health_check_interval=30)
             while True:
                 pubsub = client.pubsub(ignore_subscribe_messages=True)
                 try:
@@ -81,15 +80,18 @@ class RedisBus(CarriedBus):
                         message = await pubsub.get_message(timeout=None)
                         if message is not None:
                             self._heard(message["data"])
-                except (OSError, self._redis.RedisError) as error:
+                except Exception as error:  # noqa: BLE001 - Redis gone (or worse): said, tried again
                     self.lost("listen", error)
                     self._tried_once()
                 finally:
-                    await pubsub.aclose()
+                    with contextlib.suppress(Exception):  # closing a connection to a Redis that is gone
+                        await pubsub.aclose()
                 pause = min(RETRY_SECONDS, max(0.1, pause * 2))
                 await asyncio.sleep(pause)
         finally:
-            await client.aclose()
+            self._tried_once()  # serving never waits on a listener that ended
+            if client is not None:
+                await client.aclose()
 
     def _tried_once(self) -> None:
         if self._tried is not None:

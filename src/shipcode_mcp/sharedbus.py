@@ -74,7 +74,7 @@ class CarriedBus(Bus):
                 log("warning", f"the bus dropped an event it could not read ({type(error).__name__}: {error})")
 
     async def carry(self, batch: list[bytes]) -> None:
-        """Carry a batch of events to the other processes; an ``OSError`` when they cannot be reached."""
+        """Carry a batch of events to the other processes; raises when they cannot be reached."""
         raise NotImplementedError
 
     async def listen(self) -> None:
@@ -93,7 +93,7 @@ class CarriedBus(Bus):
             self._dropping = False
             try:
                 await self.carry(batch)
-            except OSError as error:
+            except Exception as error:  # noqa: BLE001 - the others unreachable (or worse): said, tried again
                 self.lost("carry", error)
                 pause = min(RETRY_SECONDS, max(0.1, pause * 2))
                 await asyncio.sleep(pause)

@@ -5,6 +5,8 @@ machines), and of the other process of ``--processes 2``; Redis gone and back; a
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from support.eventstream import EventStream, close_all
 from support.httpserver import HttpServer
 from support.httpwire import Call, events, modern_body, modern_headers, within
 from support.redisserver import RedisServer
+from support.wire import engine_env
 
 from shipcode_mcp import Server
 from shipcode_mcp.transports.http.exchange import MAX_UNSENT_NOTIFICATIONS
@@ -229,3 +232,17 @@ def test_a_listener_falling_behind_has_its_stream_ended(engine_name: str) -> Non
         events(ACKNOWLEDGED % (SUBSCRIPTION, b'{"resourceSubscriptions":["note://a"]}')),
         True,
     )
+
+
+def test_a_redis_url_it_cannot_read_is_refused_at_start_up(engine_name: str) -> None:
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[test]')")
+    done = subprocess.run(
+        [sys.executable, "-m", "shipcode_mcp", APP, "--http", "127.0.0.1:0", "--redis", "redis.internal:6379"],
+        capture_output=True,
+        env=engine_env(engine_name),
+        timeout=60,
+        check=False,
+    )
+    refused = b"shipcode-mcp: error: --redis redis.internal:6379: Redis URL must specify one of the following "
+    refused += b"schemes (redis://, rediss://, unix://)\n"
+    assert (done.returncode, done.stderr) == (2, refused)
