@@ -109,6 +109,14 @@ class Session:
         finally:
             connection.close()
 
+    def end(self) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request("DELETE", "/mcp", headers=self.headers)
+            connection.getresponse().read()
+        finally:
+            connection.close()
+
     def listener(self) -> Listener:
         self.post(rpc("resources/subscribe", {"uri": URI}, 2), self.headers)
         get = {"accept": "text/event-stream", "mcp-session-id": self.id, "mcp-protocol-version": "2025-06-18"}
@@ -192,7 +200,11 @@ def two_processes(engine_env: dict, count: int) -> tuple[str, dict]:
         sessions: dict = {}
         while len(sessions) < 2:  # one held by each process: a session's id begins with its process's index
             session = Session(server.port)
-            sessions.setdefault(session.id.partition(".")[0], session)
+            index = session.id.partition(".")[0]
+            if index in sessions:  # ended: while the other process starts, sessions must not pile up on one
+                session.end()
+            else:
+                sessions[index] = session
         listeners = {"other process": sessions["0"].listener(), "same process": sessions["1"].listener()}
         body = rpc("tools/call", {"name": "stamp", "arguments": {"uri": URI}}, 3)
 

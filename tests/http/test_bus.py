@@ -5,6 +5,7 @@ machines), and of the other process of ``--processes 2``; Redis gone and back; a
 
 from __future__ import annotations
 
+import http.client
 import subprocess
 import sys
 import time
@@ -99,6 +100,15 @@ class LegacySession:
         assert self.stream.status == 200
         return self.stream
 
+    def end(self) -> None:
+        """``DELETE`` the session."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=30)
+        try:
+            connection.request("DELETE", "/mcp", headers=self.headers)
+            connection.getresponse().read()
+        finally:
+            connection.close()
+
     def touch(self, uri: str) -> None:
         """``touch`` called in this session (on the process holding it)."""
         params = {"name": "touch", "arguments": {"uri": uri}}
@@ -165,7 +175,11 @@ def processes_tell_each_other(server: HttpServer) -> None:
     while len(sessions) < 2:
         assert time.monotonic() < deadline
         session = LegacySession(server)
-        sessions.setdefault(session.id.partition(".")[0], session)
+        index = session.id.partition(".")[0]
+        if index in sessions:  # ended: while the other process starts, sessions must not pile up on one
+            session.end()
+        else:
+            sessions[index] = session
     stream = sessions["0"].open()
     sessions["1"].touch("note://a")  # on process 1: its update reaches process 0's subscriber
     assert stream.event() == updated(b"note://a", False)
