@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions, compat.
+"""Every benchmark of shipcode-mcp, one entry point: stdio (the default), http, realistic, instructions,
+compat, bus.
 
     python benchmarks/run.py --quick              # stdio: every default server; prints the report
     python benchmarks/run.py --quick --save       # ... and writes the committed benchmarks/results/latest.*
@@ -12,6 +13,7 @@
     python benchmarks/run.py realistic-clients     # the tools' client libraries alone: CPU per call of each choice
     python benchmarks/run.py instructions [--python OLD/bin/python --python NEW/bin/python]      # callgrind counts
     python benchmarks/run.py compat [--quick] [--check-targets]       # apps of other frameworks: theirs vs ours
+    python benchmarks/run.py bus [--count 1000] [--processes] [--engine pure]  # the bus: publish to listener, ms
 
 Every figure is taken over real pipes or sockets from a real child process, and every response of every run is
 checked. Progress goes to stderr, the report to stdout. The code: ``common/`` (what every benchmark shares),
@@ -31,7 +33,7 @@ REALISTIC = {"realistic": "cli", "realistic-profile": "timesplit", "realistic-cl
 
 def main(argv: list[str]) -> int:
     """Run the benchmark that ``argv``'s first word names (stdio when it names none) with the rest."""
-    which = argv[0] if argv and argv[0] in ("http", "instructions", "compat", *REALISTIC) else "stdio"
+    which = argv[0] if argv and argv[0] in ("http", "instructions", "compat", "bus", *REALISTIC) else "stdio"
     rest = argv[1:] if which != "stdio" else argv
     if which == "http":
         from httpbench.cli import main as run
@@ -44,6 +46,8 @@ def main(argv: list[str]) -> int:
         from stdio.instructions import main as run
     elif which == "compat":
         from compatbench.cli import main as run
+    elif which == "bus":
+        from busbench.cli import main as run
     else:
         from stdio.cli import main as run
     return run(rest)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from support.clients import TS_SDK
+from support.redisserver import NO_REDIS, RedisServer, have_redis
 from support.wire import default_catalogue, engine, headerscan, run_server
 
 
@@ -160,3 +161,14 @@ def ts_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     shutil.copyfile(clients / "ts_client.mjs", script)
     shutil.copyfile(clients / "ts_events.mjs", folder / "ts_events.mjs")  # what the scripts share
     return script
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    """A real ``redis-server`` of the test's own (skipped without it, or without redis-py)."""
+    if not have_redis():
+        pytest.skip(NO_REDIS)
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[test]')")
+    server = RedisServer()
+    yield server
+    server.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 
+from .bus import LISTS, RESOURCE, Bus
 from .errors import ToolError
 from .handlers import Resource, Tool
 from .protocol import ALL_VERSIONS
@@ -79,6 +80,7 @@ class Server:
         extensions: Sequence[Extension] = (),
         lifespan: Callable[[Server], Any] | None = None,
         list_page_size: int | None = None,
+        redis: str | None = None,
     ) -> None:
         self.name = name
         #: ``lifespan(server)``: an async context manager entered once per process before the first
@@ -125,6 +127,15 @@ class Server:
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
         #: The app's extensions by name (see :meth:`add_extension`).
         self.extensions: dict[str, Extension] = {}
+        #: What tells every listener of every process of resource updates, list changes and task
+        #: notifications (:mod:`shipcode_mcp.bus`): in-process, or shared through Redis (:meth:`use_redis`).
+        self.bus: Bus = Bus()
+        self.bus.on(RESOURCE, self._resource_updated)
+        self.bus.on(LISTS, self._lists_changed)
+        #: The url of the Redis the bus (and the tasks' default store) goes through, if any.
+        self.redis: str | None = None
+        if redis is not None:
+            self.use_redis(redis)
         for extension in extensions:
             self.add_extension(extension)
 
@@ -138,6 +149,23 @@ class Server:
         for catalogue in list(self._catalogues):
             catalogue.refresh()
         return extension
+
+    def use_redis(self, url: str) -> None:
+        """Share the bus through the Redis at ``url`` (``Server(redis=url)``, ``--redis URL``): resource updates,
+        list changes and task notifications reach the listeners of every process and machine sharing it; the
+        tasks extension keeps its tasks there unless it was given a store. Before serving."""
+        from .redisbus import RedisBus
+
+        bus = RedisBus(url)
+        bus.handlers.update(self.bus.handlers)
+        self.bus = bus
+        self.redis = url
+        if self.extensions:
+            from .tasks import TASKS
+
+            tasks = self.extensions.get(TASKS)
+            if tasks is not None:
+                tasks.share(url)
 
     def tasks(self) -> Any:
         """The app's tasks extension (:class:`~shipcode_mcp.tasks.Tasks`), added with the memory store if
@@ -329,8 +357,14 @@ class Server:
         """Send ``notifications/resources/updated`` to clients subscribed to ``uri``.
 
         Callable from any handler or thread while the app is served; needs
-        ``Server(..., resource_subscriptions=True)``.
+        ``Server(..., resource_subscriptions=True)``. Published on the bus: with Redis, the clients of
+        every process sharing it are told.
         """
+        self.bus.publish(RESOURCE, uri.encode())
+
+    def _resource_updated(self, payload: bytes) -> None:
+        """The bus's resource updates: to this process's sessions subscribed to the uri."""
+        uri = payload.decode()
         for session in list(self._sessions):
             session.resource_updated(uri)
 
@@ -384,11 +418,25 @@ class Server:
         if not catalogues:
             return
         self.list_changed = True
-        member = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}[
-            kind
-        ]
         for catalogue in catalogues:
             catalogue.refresh()
+        self.bus.publish(LISTS, kind.encode())
+
+    def _lists_changed(self, payload: bytes) -> None:
+        """The bus's list changes (here or in another process, whose catalogue is its own): this process's
+        clients told to list again; the first one makes the app declare ``listChanged``."""
+        from .eras import LIST_CHANGED_FILTERS
+
+        kind = payload.decode()
+        member = LIST_CHANGED_FILTERS.get(kind)
+        if member is None:
+            return
+        catalogues = list(self._catalogues)
+        if not self.list_changed:
+            self.list_changed = True
+            for catalogue in catalogues:
+                catalogue.refresh()
+        for catalogue in catalogues:
             catalogue.session.list_changed(kind, member)
 
     def ui_resource(

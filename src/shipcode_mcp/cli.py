@@ -135,6 +135,7 @@ class Options:
         self.list_page_size: int | None = None
         self.http: tuple[str, int] | None = None
         self.processes = 1
+        self.redis: str | None = None
         self.allowed_hosts: list[str] | None = None
         self.allowed_origins: list[str] | None = None
         self.body_timeout: float | None = None
@@ -327,6 +328,15 @@ def build_parser():  # -> argparse.ArgumentParser
         "requests are relayed to the process holding it (default: 1)",
     )
     http.add_argument(
+        "--redis",
+        metavar="URL",
+        help=(
+            "with --http: share the bus through the Redis at URL (redis://HOST:PORT/DB, rediss:// for TLS): "
+            "resource updates, list changes and task notifications reach the listeners of every process "
+            "and every server sharing it, and tasks are kept there (needs the extra shipcode-mcp[redis])"
+        ),
+    )
+    http.add_argument(
         "--allowed-hosts",
         type=_allowed_hosts,
         metavar="LIST",
@@ -416,12 +426,17 @@ def build_app(args: Options):  # -> Server
             sys.stderr.write(f"shipcode-mcp: serving an app written for {written_for}\n")
     changes = args.resources or args.skills or args.protocol_versions or args.list_page_size
     if not isinstance(app, Server):  # a host app (Starlette, FastAPI) mounting a server: served as it is
-        if changes:
+        if changes or args.redis:
             raise TargetError(
-                "--resources, --skills, --protocol-versions and --list-page-size are for a server, "
+                "--resources, --skills, --protocol-versions, --list-page-size and --redis are for a server, "
                 "not for a host ASGI app"
             )
         return app
+    if args.redis:  # the module's own app: its handlers publish on its bus
+        try:
+            app.use_redis(args.redis)
+        except (TypeError, ValueError) as error:
+            raise TargetError(f"--redis {args.redis}: {error}") from None
     if changes:
         import copy
 
@@ -529,11 +544,12 @@ def _main(argv: Sequence[str] | None) -> int:
         args.public_url,
         args.max_head_bytes,
         args.head_timeout,
+        args.redis,
     )
-    if args.http is None and http_only != (1, None, None, None, None, None, None):
+    if args.http is None and http_only != (1, None, None, None, None, None, None, None):
         sys.stderr.write(
-            "shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url, --body-timeout, "
-            "--max-head-bytes and --head-timeout need --http\n"
+            "shipcode-mcp: error: --processes, --redis, --allowed-hosts, --allowed-origins, --public-url, "
+            "--body-timeout, --max-head-bytes and --head-timeout need --http\n"
         )
         return EXIT_USAGE
     set_level(args.log_level)

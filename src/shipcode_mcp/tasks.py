@@ -20,8 +20,11 @@ import secrets
 import time
 from functools import partial
 
+from orjson import loads
+
 from ._log import log, log_exception
 from .asking.rounds import InputRequired, Round
+from .bus import TASK
 from .context import CALLER, Context
 from .deferred import ASYNC, Deferred
 from .eras import bound_to
@@ -131,6 +134,8 @@ class Tasks(Extension):
             if type(value) is not int or value < 1:
                 raise ValueError(f"{what} is a whole number of milliseconds, 1 or more")
         self.store = MemoryTaskStore() if store is None else store
+        #: Whether the store is the default one (then an app using Redis keeps its tasks there).
+        self.default_store = store is None
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         #: With a shared store: how long this process's word that it runs a task holds (ms).
@@ -141,6 +146,17 @@ class Tasks(Extension):
 
     def added(self, app: Any) -> None:
         self.app = app
+        app.bus.on(TASK, self.tell)
+        if app.redis is not None:
+            self.share(app.redis)
+
+    def share(self, url: str) -> None:
+        """The app uses the Redis at ``url``: the tasks of the default store are kept there."""
+        if self.default_store:
+            from .redisstore import RedisTaskStore
+
+            self.store = RedisTaskStore(url)
+            self.default_store = False
 
     def new_task_id(self) -> str:
         """A new task's id: 192 random bits (unguessable: with authentication, ids are also bound to
@@ -414,15 +430,19 @@ class Tasks(Extension):
         return agreed
 
     def notify(self, record: dict[str, Any]) -> None:
-        """``notifications/tasks`` to this process's listeners that named the task (and are its owner)."""
-        task_id = record["taskId"]
-        body = None
+        """``notifications/tasks`` to the listeners that named the task (and are its owner), through the bus:
+        this process's, and with Redis every process's."""
+        head = dumps([record["taskId"], record["owner"]])
+        self.app.bus.publish(TASK, head + b"\n" + detailed(record))
+
+    def tell(self, payload: bytes) -> None:
+        """The bus's task changes: ``notifications/tasks`` to this process's listeners that named the task."""
+        head, _, body = payload.partition(b"\n")
+        task_id, owner = loads(head)
         for session in list(self.app._sessions):
             for subscription, agreed in list(session.listeners.values()):
                 ids = agreed.get("taskIds")
-                if ids is None or task_id not in ids or ids.owner != record["owner"]:
+                if ids is None or task_id not in ids or ids.owner != owner:
                     continue
-                if body is None:
-                    body = detailed(record)
                 meta = b'{"_meta":{"%s":%s},' % (META_SUBSCRIPTION.encode(), dumps(subscription))
                 session.send(b'{"jsonrpc":"2.0","method":"notifications/tasks","params":' + meta + body[1:] + b"}\n")

@@ -141,6 +141,7 @@ def test_without_uvicorn_http_is_a_clear_error(engine_name: str, tmp_path: Path)
         ["--public-url", "https://mcp.example"],
         ["--max-head-bytes", "1024"],
         ["--head-timeout", "5"],
+        ["--redis", "redis://127.0.0.1:6379/0"],
     ],
 )
 def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
@@ -153,8 +154,8 @@ def test_http_options_need_http(engine_name: str, args: list[str]) -> None:
     )
     assert (done.returncode, done.stderr) == (
         2,
-        b"shipcode-mcp: error: --processes, --allowed-hosts, --allowed-origins, --public-url, --body-timeout, "
-        b"--max-head-bytes and --head-timeout need --http\n",
+        b"shipcode-mcp: error: --processes, --redis, --allowed-hosts, --allowed-origins, --public-url, "
+        b"--body-timeout, --max-head-bytes and --head-timeout need --http\n",
     )
 
 

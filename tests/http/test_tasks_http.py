@@ -10,10 +10,9 @@ import time
 from pathlib import Path
 
 import orjson
-import pytest
 from support.httpserver import HttpServer
 from support.httpwire import modern_body, modern_headers
-from support.redisserver import NO_REDIS, RedisServer, have_redis
+from support.redisserver import RedisServer
 
 APP = str(Path(__file__).parents[1] / "apps" / "tasks.py")
 TASKS = "io.modelcontextprotocol/tasks"
@@ -90,16 +89,6 @@ def test_a_task_is_bound_to_its_caller(engine_name: str) -> None:
         assert answer == (200, shown(task, "working"))
     finally:
         server.stop()
-
-
-@pytest.fixture
-def redis():
-    if not have_redis():
-        pytest.skip(NO_REDIS)
-    pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[test]')")
-    server = RedisServer()
-    yield server
-    server.stop()
 
 
 def test_two_servers_sharing_redis_share_their_tasks(engine_name: str, redis: RedisServer) -> None:

@@ -37,6 +37,10 @@ class RedisServer:
     def __init__(self) -> None:
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.start()
+
+    def start(self) -> None:
+        """Start it (again, after :meth:`stop`: on the same port, empty)."""
         self.folder = tempfile.TemporaryDirectory(prefix="shipcode-redis-")
         argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.folder.name]
         argv += ["--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", f"{self.folder.name}/log"]

@@ -204,6 +204,11 @@ class McpHttpApp:
         self.shared()
         if self.relay is not None:
             self.sessions.prefix = await self.relay.start(self)
+            if not self.app.bus.shared:  # without Redis, the processes tell each other over their relay sockets
+                from .siblings import SiblingBus
+
+                self.app.bus = SiblingBus(self.relay, self.app.bus.handlers)
+        await self.app.bus.start()
         await enter(self.app)
 
     async def stop(self) -> None:
@@ -211,6 +216,7 @@ class McpHttpApp:
         if self.relay is not None:
             self.relay.stop()
         self.sessions.close_all()
+        await self.app.bus.stop()
         await leave(self.app)
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[..., Any]) -> None:
@@ -420,7 +426,7 @@ class McpHttpApp:
             return
         served = Served(self.app, self.max, self.pool, self.gate, all_modern=True)
         exchange = served.exchange()
-        served.runtime.standalone = lambda line: exchange.put(LINE, line)
+        served.runtime.standalone = exchange.notify
         self.listening += 1
         try:
             answer = served.judge(post.parsed, exchange)

@@ -16,6 +16,7 @@ import contextvars
 import threading
 from collections import deque
 
+from ..._log import log
 from ...asking.legacy import ClientRequests
 from ...deferred import ASYNC, INLINE, settled
 from ...jsontext import id_text
@@ -42,6 +43,9 @@ REQUEST_LINES = (
 )
 #: :meth:`Exchange.next` kinds: a line before the answer, the answer, the end without one.
 LINE, ANSWER, END = 0, 1, 2
+#: How many notifications a stream of them (``subscriptions/listen``, a legacy session's GET stream) holds
+#: unsent at most: a client that reads slower than they come has its stream ended (see :meth:`Exchange.notify`).
+MAX_UNSENT_NOTIFICATIONS = 1_000
 
 
 class Exchange:
@@ -69,6 +73,16 @@ class Exchange:
         self._items.append((kind, line))
         if self._ready is not None:
             self._ready.set()
+
+    def notify(self, line: bytes) -> None:
+        """Queue a notification on a stream of them: a stream already :data:`MAX_UNSENT_NOTIFICATIONS` behind
+        is ended at once, what it held dropped (its client listens again, and reads again what it follows)."""
+        if len(self._items) < MAX_UNSENT_NOTIFICATIONS:
+            self.put(LINE, line)
+        else:
+            log("warning", f"a stream of notifications fell {MAX_UNSENT_NOTIFICATIONS} behind its reader: ended")
+            self._items.clear()
+            self.put(END, b"")
 
     @property
     def waiting(self) -> bool:

@@ -53,8 +53,9 @@ BODY_WAIT_SECONDS = 0.005
 DIRECT_METHODS = ("POST", "DELETE")
 #: A frame's header: its kind and the length of what follows.
 FRAME = struct.Struct("!BI")
-#: Frame kinds: the request's scope, a body chunk (the last, or one with more to come), the response's start.
-SCOPE, BODY, MORE, START = range(4)
+#: Frame kinds: the request's scope, a body chunk (the last, or one with more to come), the response's start;
+#: an event of the bus (:mod:`.siblings`: a connection whose first frame is one carries only events).
+SCOPE, BODY, MORE, START, EVENT = range(5)
 #: The scope members a relayed request keeps (with its headers).
 SCOPE_MEMBERS = (
     "http_version",
@@ -150,6 +151,8 @@ class Relay:
         self.mark = b""
         #: Each other process's socket path, by its index's bytes.
         self.peers: dict[bytes, str] = {}
+        #: ``heard(event)``: what takes the events the other processes carry here (the bus of :mod:`.siblings`).
+        self.heard: Callable[[bytes], object] | None = None
         self._lock = -1
         self._server: asyncio.AbstractServer | None = None
         self._app: Callable[..., Any] | None = None
@@ -199,6 +202,9 @@ class Relay:
         self.served.add(writer)
         try:
             frame = await read_frame(reader)
+            if frame is not None and frame[0] == EVENT:  # a connection of the bus: events only
+                await self._hear(frame, reader)
+                return
             while frame is not None and frame[0] == SCOPE and not writer.is_closing():
                 scope = scope_of(frame[1])
                 first = None
@@ -317,6 +323,13 @@ class Relay:
     async def _read_to_end(following: asyncio.Future[tuple[int, bytes] | None], reader: asyncio.StreamReader) -> None:
         frame = await following
         while frame is not None:
+            frame = await read_frame(reader)
+
+    async def _hear(self, frame: tuple[int, bytes] | None, reader: asyncio.StreamReader) -> None:
+        """Another process's events, until it closes."""
+        while frame is not None and frame[0] == EVENT:
+            if self.heard is not None:
+                self.heard(frame[1])
             frame = await read_frame(reader)
 
     # -- the process the request landed on -------------------------------------------------------

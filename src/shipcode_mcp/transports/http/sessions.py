@@ -28,7 +28,7 @@ from time import monotonic
 
 from ...context import caller_identity
 from ...limits import check_count, check_seconds
-from .exchange import END, LINE, Exchange
+from .exchange import END, Exchange
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ class LegacySession:
     def standalone(self, line: bytes) -> None:
         """A line no request waits for (a list change, a resource update): on the GET stream, or dropped."""
         if self.stream is not None:
-            self.stream.put(LINE, line)
+            self.stream.notify(line)
 
     def touch(self) -> None:
         """A request ended: the idle time starts again."""
