@@ -5,16 +5,18 @@ Each framework serves its file as its documentation recommends for production (`
 ``mcp.run(transport="streamable-http")``, uvicorn in one process, stateful sessions, answers as event streams);
 shipcode-mcp serves it with ``shipcode-mcp app.py --http PORT`` (one process). All four run in the framework's
 pinned environment with httptools and uvloop on ``PYTHONPATH`` (what ``uvicorn[standard]`` and
-``shipcode-mcp[http]`` add), so every server has the same uvicorn. The servers start together, then wrk
-(``session.lua``) loads one at a time: each connection initializes its own session, then posts the same
-``tools/call``; every answer must be the exact bytes of a sample taken first, and the sample's messages must
-equal the framework's. Requests/s count the calls only; CPU per call is the server's, from ``/proc``.
+``shipcode-mcp[http]`` add), so every server has the same uvicorn. The servers start together; each gets 64
+sessions (``initialize``, ``notifications/initialized``), then wrk (``session.lua``) loads one server at a time,
+one connection per session, posting the same ``tools/call``: every answer must be the exact bytes of a sample
+taken first, and the sample's messages must equal the framework's. Requests/s count the calls; CPU per call is
+the server's, from ``/proc``.
 """
 
 from __future__ import annotations
 
 import http.client
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,22 +63,31 @@ def post(port: int, body: bytes, session: str | None) -> tuple[int, str | None, 
         connection.close()
 
 
-def sample(port: int, process: subprocess.Popen, log) -> bytes:
-    """Wait until the server answers ``initialize``, then one session's call: the answer's whole body."""
+def wait_ready(port: int, process: subprocess.Popen, log) -> None:
+    """Wait until the server accepts connections (its start-up done)."""
     deadline = time.monotonic() + READY_SECONDS
-    while True:
-        if process.poll() is not None:
-            log.seek(0)
-            raise RuntimeError(f"exited with {process.returncode}: {log.read()[-600:].decode(errors='replace')}")
+    while process.poll() is None:
         try:
-            status, session, _ = post(port, INITIALIZE, None)
-            break
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
         except OSError:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"no answer on port {port} within {READY_SECONDS} s") from None
             time.sleep(0.1)
+    log.seek(0)
+    raise RuntimeError(f"exited with {process.returncode}: {log.read()[-600:].decode(errors='replace')}")
+
+
+def open_session(port: int) -> str:
+    """A new legacy session: ``initialize``, then ``notifications/initialized``; its id."""
+    status, session, body = post(port, INITIALIZE, None)
     if status != 200 or not session or post(port, INITIALIZED, session)[0] != 202:
-        raise RuntimeError(f"the session could not be opened (initialize: {status}, session id {session!r})")
+        raise RuntimeError(f"no session opened (initialize: {status}, session id {session!r}): {body[:300]!r}")
+    return session
+
+
+def sample(port: int, session: str) -> bytes:
+    """One call in ``session``: the answer's whole body."""
     status, _, body = post(port, CALL, session)
     if status != 200:
         raise RuntimeError(f"tools/call answered {status}: {body[:300]!r}")
@@ -90,10 +101,11 @@ def messages(body: bytes) -> list:
     return [orjson.loads(line[5:]) for line in body.splitlines() if line.startswith(b"data:")]
 
 
-def load(port: int, expected: bytes, seconds: int, pid: int) -> dict:
-    """One wrk run against a server: calls/s, server CPU per call, and the answers that were not ``expected``."""
+def load(port: int, sessions: list[str], expected: bytes, seconds: int, pid: int) -> dict:
+    """One wrk run against a server, a connection per session: calls/s, server CPU per call, and the answers that
+    were not ``expected``."""
     argv = ["wrk", f"-t{CONNECTIONS}", f"-c{CONNECTIONS}", f"-d{seconds}s", "--timeout=30s", "-s", str(SCRIPT)]
-    argv += [f"http://127.0.0.1:{port}/mcp", "--", INITIALIZE, CALL, expected]
+    argv += [f"http://127.0.0.1:{port}/mcp", "--", CALL, expected, *sessions]
     pids = process_tree(pid)
     cpu_before = cpu_seconds(pids)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 90)
@@ -125,7 +137,11 @@ def measure(servers: dict, pairs: dict, environments: dict, rounds: int, seconds
                 command(python, app, shipcode, port), env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log
             )
             started[name] = (port, process, log)
-        samples = {name: sample(port, process, log) for name, (port, process, log) in started.items()}
+        sessions = {}
+        for name, (port, process, log) in started.items():
+            wait_ready(port, process, log)
+            sessions[name] = [open_session(port) for _ in range(CONNECTIONS)]
+        samples = {name: sample(port, sessions[name][0]) for name, (port, _, _) in started.items()}
         failures = [
             f"{name} over HTTP: the answer's messages differ from {framework}'s: {samples[name][:300]!r}"
             for name, framework in pairs.items()
@@ -135,7 +151,7 @@ def measure(servers: dict, pairs: dict, environments: dict, rounds: int, seconds
         for round_number in range(rounds):
             for name, (port, process, _) in started.items():
                 print(f"HTTP round {round_number + 1}/{rounds}: {name}", file=sys.stderr, flush=True)
-                run = load(port, samples[name], seconds, process.pid)
+                run = load(port, sessions[name], samples[name], seconds, process.pid)
                 if run["wrong"]:
                     failures.append(f"{name} over HTTP: {run['wrong']} of {run['calls']} answers wrong or failed")
                 runs[name].append(run)
