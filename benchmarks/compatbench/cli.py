@@ -1,6 +1,6 @@
 """Apps written for other frameworks, served by their own framework and by shipcode-mcp in the same run.
 
-    python benchmarks/run.py compat --quick --check-targets   # about 90 s (CI runs it without --check-targets)
+    python benchmarks/run.py compat --quick --check-targets   # under a minute (CI runs it without --check-targets)
     python benchmarks/run.py compat                            # more rounds, requests and seconds
 
 The app (``app_sdk.py`` for the official SDK's FastMCP, ``app_fastmcp.py`` for the fastmcp package) takes a
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="3 rounds of fewer calls over stdio, one 4 s wrk run per server over HTTP (about 90 s)",
+        help="3 rounds of fewer calls over stdio, one 4 s wrk run per server over HTTP (under a minute)",
     )
     parser.add_argument("--check-targets", action="store_true", help="exit 2 when a target is missed")
     parser.add_argument("--rounds", type=int, help="rounds (default 3 quick, 5 otherwise)")
