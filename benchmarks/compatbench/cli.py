@@ -1,7 +1,7 @@
 """Apps written for other frameworks, served by their own framework and by shipcode-mcp in the same run.
 
-    python benchmarks/run.py compat --quick --check-targets   # about a minute (CI runs it without --check-targets)
-    python benchmarks/run.py compat                            # more rounds and requests
+    python benchmarks/run.py compat --quick --check-targets   # under a minute (CI runs it without --check-targets)
+    python benchmarks/run.py compat                            # more rounds, requests and seconds
 
 The app (``app_sdk.py`` for the official SDK's FastMCP, ``app_fastmcp.py`` for the fastmcp package) takes a
 pydantic-typed argument, returns structured output and logs through its Context. Each app file runs unchanged in
@@ -11,13 +11,15 @@ them), once as ``python app.py`` (its framework) and once as ``python -m shipcod
 over stdio (requests/s from the first request written to the last answer); the server's CPU seconds from
 ``/proc`` for its start-up and per call, load-independent beside the wall times. Every answer is parsed and
 compared with the framework's answer to the same request. Rounds interleave the servers; the figures are
-medians. Targets (``--check-targets`` exits 2 on a miss): shipcode-mcp >= 50x its framework's requests/s,
-start-up <= 0.5x. Over HTTP (wrk, 64 connections, >= 10x) is not measured yet.
+medians. Then the same files over Streamable HTTP (:mod:`compatbench.overhttp`: wrk, 64 connections, one
+session each; skipped, saying so, without wrk). Targets (``--check-targets`` exits 2 on a miss): shipcode-mcp
+>= 50x its framework's requests/s over stdio and >= 10x over HTTP, start-up <= 0.5x.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -28,6 +30,8 @@ import time
 from pathlib import Path
 
 import orjson
+
+from compatbench import overhttp
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -43,6 +47,8 @@ SERVERS = {
 PAIRS = {"shipcode (sdk-fastmcp app)": "sdk-fastmcp", "shipcode (fastmcp app)": "fastmcp"}
 THROUGHPUT_GOAL = 50.0  # shipcode-mcp / its framework, requests/s over stdio
 STARTUP_GOAL = 0.5  # shipcode-mcp / its framework, spawn to the initialize answer
+#: What ``uvicorn[standard]`` and ``shipcode-mcp[http]`` add to uvicorn, linked into every HTTP server's path.
+ACCELERATORS = ("httptools", "uvloop")
 
 INITIALIZE = (
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},'
@@ -65,13 +71,14 @@ def environment_python(name: str) -> tuple[Path | None, str]:
         return None, str(error)
 
 
-def shipcode_path() -> Path:
-    """A folder with this checkout's shipcode-mcp and orjson, for a framework's environment's PYTHONPATH."""
-    import shipcode_mcp
-
+def linked_folder(names: tuple[str, ...]) -> Path:
+    """A folder of links to this interpreter's packages ``names`` (those installed), for a framework's
+    environment's ``PYTHONPATH``."""
     folder = Path(tempfile.mkdtemp(prefix="shipcode-path-"))
-    for module in (shipcode_mcp, orjson):
-        (folder / module.__name__).symlink_to(Path(module.__file__).parent)
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            (folder / name).symlink_to(Path(spec.origin).parent)
     return folder
 
 
@@ -125,7 +132,11 @@ def session(argv: list[str], env: dict[str, str], n: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="run.py compat", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="3 rounds of fewer calls (about a minute)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 rounds of fewer calls over stdio, one 4 s wrk run per server over HTTP (under a minute)",
+    )
     parser.add_argument("--check-targets", action="store_true", help="exit 2 when a target is missed")
     parser.add_argument("--rounds", type=int, help="rounds (default 3 quick, 5 otherwise)")
     args = parser.parse_args(argv)
@@ -138,12 +149,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"compat benchmark skipped: the {name} environment could not be made: {problem}")
             return 0
         pythons[name] = python
-    path = shipcode_path()
+    path = linked_folder(("shipcode_mcp", "orjson", *ACCELERATORS))
     base = {key: value for key, value in os.environ.items() if not key.startswith(("SHIPCODE_MCP_", "PYTHON"))}
+    shipcode_env = {**base, "PYTHONPATH": str(path), "SHIPCODE_MCP_REQUIRE_EXTENSIONS": "1"}
     runs: dict[str, list[dict]] = {name: [] for name in SERVERS}
     for round_number in range(rounds):
         for name, (environment, app, shipcode) in SERVERS.items():
-            env = {**base, "PYTHONPATH": str(path), "SHIPCODE_MCP_REQUIRE_EXTENSIONS": "1"} if shipcode else base
+            env = shipcode_env if shipcode else base
             print(f"round {round_number + 1}/{rounds}: {name}", file=sys.stderr, flush=True)
             runs[name].append(session(command(pythons[environment], app, shipcode), env, counts[shipcode]))
     failures = []
@@ -163,22 +175,57 @@ def main(argv: list[str] | None = None) -> int:
         cells = f"{figure['rate']:,.0f} | {figure['cpu'] * 1e6:,.0f} | {figure['startup'] * 1e3:,.0f}"
         cells += f" | {figure['startup_cpu'] * 1e3:,.0f}"
         print(f"| {name} (n={counts[SERVERS[name][2]]}) | {cells} |")
-    print("\n| target | measured | goal | status |\n| --- | ---: | ---: | --- |")
-    missed = False
+    targets = []
     for name, framework in PAIRS.items():
         rate = figures[name]["rate"] / figures[framework]["rate"]
-        cpu = figures[framework]["cpu"] / figures[name]["cpu"]
         startup = figures[name]["startup"] / figures[framework]["startup"]
-        startup_cpu = figures[name]["startup_cpu"] / figures[framework]["startup_cpu"]
-        for label, value, goal, met in (
+        targets += [
             (f"{name} / {framework}, calls/s", rate, f">= {THROUGHPUT_GOAL:g}x", rate >= THROUGHPUT_GOAL),
-            (f"{framework} / {name}, CPU per call", cpu, "(information)", None),
+            (f"{framework} / {name}, CPU per call", figures[framework]["cpu"] / figures[name]["cpu"], "", None),
             (f"{name} / {framework}, start-up", startup, f"<= {STARTUP_GOAL:g}x", startup <= STARTUP_GOAL),
-            (f"{name} / {framework}, start-up CPU", startup_cpu, "(information)", None),
-        ):
-            missed = missed or met is False
-            status = "" if met is None else "ok" if met else "MISSED"
-            print(f"| {label} | {value:,.2f}x | {goal} | {status} |")
+            (
+                f"{name} / {framework}, start-up CPU",
+                figures[name]["startup_cpu"] / figures[framework]["startup_cpu"],
+                "",
+                None,
+            ),
+        ]
+    missing = overhttp.wrk_missing()
+    if missing:
+        print(f"\nHTTP part skipped: {missing}")
+    else:
+        environments = {
+            name: {
+                False: (python, {**base, "PYTHONPATH": str(linked_folder(ACCELERATORS))}),
+                True: (python, shipcode_env),
+            }
+            for name, python in pythons.items()
+        }
+        http_rounds, seconds = (1, 4) if args.quick else (3, 10)
+        http_runs, http_failures = overhttp.measure(SERVERS, PAIRS, environments, http_rounds, seconds)
+        failures += http_failures
+        http = {
+            name: {key: statistics.median(run[key] for run in rows) for key in ("rate", "cpu")}
+            for name, rows in http_runs.items()
+        }
+        print(
+            f"\n| server, over HTTP (wrk, {overhttp.CONNECTIONS} connections, {http_rounds} x {seconds} s) "
+            "| calls/s | server CPU µs per call |\n| --- | ---: | ---: |"
+        )
+        for name, figure in http.items():
+            print(f"| {name} | {figure['rate']:,.0f} | {figure['cpu'] * 1e6:,.0f} |")
+        for name, framework in PAIRS.items():
+            rate = http[name]["rate"] / http[framework]["rate"]
+            goal = overhttp.THROUGHPUT_GOAL
+            targets += [
+                (f"{name} / {framework}, calls/s over HTTP", rate, f">= {goal:g}x", rate >= goal),
+                (f"{framework} / {name}, CPU per call over HTTP", http[framework]["cpu"] / http[name]["cpu"], "", None),
+            ]
+    print("\n| target | measured | goal | status |\n| --- | ---: | ---: | --- |")
+    for label, value, goal, met in targets:
+        status = "" if met is None else "ok" if met else "MISSED"
+        print(f"| {label} | {value:,.2f}x | {goal or '(information)'} | {status} |")
+    missed = any(met is False for *_, met in targets)
     for failure in failures:
         print(f"FAIL: {failure}")
     if failures:
