@@ -259,7 +259,7 @@ LAYERS = (
     "transports.http.posts "
     "transports.http.deadlines transports.http.auth transports.http.sessions transports.http.siblings "
     "transports.http.relay "
-    "transports.http.served transports.http.exchange "
+    "transports.http.served transports.http.stopping transports.http.exchange "
     "transports.http.headers transports.http._headerscan transports.http._headerscan_c "
     "transports.http._headerscan_py transports.http.guard transports.http.replies apps skills folder frontmatter "
     "transports.stdio "

@@ -61,6 +61,7 @@ from .sessions import (
     SessionTable,
     client_of,
 )
+from .stopping import OpenStreams
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,6 +145,8 @@ class McpHttpApp:
         self.gate = Gate(self.max_concurrency)
         #: ``subscriptions/listen`` streams open.
         self.listening = 0
+        #: The open streams of notifications, ended as soon as the server starts to stop.
+        self.streams = OpenStreams(SHUTDOWN_TAIL)
         #: What ``--http``'s connections answer below ASGI (None: every request comes through ASGI).
         self.direct = DirectPath(self) if fast_path() and self.auth is None else None
         #: This process among the processes of one server, which relay each other's sessions' requests
@@ -587,9 +590,11 @@ class McpHttpApp:
     ) -> None:
         """Stream the exchange's lines until it ends or the client leaves; keep-alive comments while quiet.
 
-        When the server stops first, the stream ends, with an error answering the request ``rid`` when given.
+        When the server starts to stop, the stream ends (:mod:`.stopping`), with an error answering the request
+        ``rid`` when given.
         """
         watcher = asyncio.ensure_future(self.watch(receive, exchange, cancel))
+        self.streams.add(exchange, rid)
         try:
             while True:
                 try:
@@ -610,6 +615,7 @@ class McpHttpApp:
                     await replies.stream_line(send, RESPONSE_HEAD + rid + SHUTDOWN_TAIL)
                 await replies.close_stream(send)
         finally:
+            self.streams.discard(exchange)
             watcher.cancel()
 
     # -- GET and DELETE (legacy sessions) ----------------------------------------------------------
