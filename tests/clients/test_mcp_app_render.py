@@ -83,7 +83,9 @@ def screenshot(page: str) -> Png:
                 "--hide-scrollbars",
                 "--force-device-scale-factor=1",
                 "--window-size=400,300",
-                "--virtual-time-budget=2000",  # scripts and messages run to their end before the shot
+                "--run-all-compositor-stages-before-draw",
+                "--disable-features=IsolateSandboxedIframes,site-per-process",  # the View in the host's renderer
+                "--virtual-time-budget=10000",  # scripts and messages run to their end before the shot
                 f"--user-data-dir={scratch}/profile",
                 f"--screenshot={shot}",
                 host.as_uri(),
