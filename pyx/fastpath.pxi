@@ -410,11 +410,14 @@ cdef int _emit_laid_out(Engine engine, const char* rid, Py_ssize_t rid_len, _Fas
         if n:
             return _emit_pieces(engine, rid, rid_len, tool.float_pieces, number, n)
     elif result is True and tool.true_answer is not None:
-        return engine._emit_answer(rid, rid_len, tool.true_answer) + 1
+        engine._emit_answer(rid, rid_len, tool.true_answer)
+        return 1
     elif result is False and tool.false_answer is not None:
-        return engine._emit_answer(rid, rid_len, tool.false_answer) + 1
+        engine._emit_answer(rid, rid_len, tool.false_answer)
+        return 1
     elif result is None and tool.none_answer is not None:
-        return engine._emit_answer(rid, rid_len, tool.none_answer) + 1
+        engine._emit_answer(rid, rid_len, tool.none_answer)
+        return 1
     try:
         body = tool.encode(result)
     except HANDLER_FAULTS as error:
