@@ -121,9 +121,9 @@ class HttpConnection(HttpToolsProtocol):
         #: the timer that ends the connection after uvicorn's keep-alive time without a request.
         self.quiet_since: float | None = None
         self.quiet_timer: asyncio.TimerHandle | None = None
-        #: uvicorn's default response fields (``date``, changed every second, and those configured), and
-        #: those fields as a direct answer writes them.
-        self.fields: tuple[Any, bytes] = (None, b"")
+        #: uvicorn's default response fields (``date``, changed every second, and those configured), and per
+        #: status a direct answer's status line and those fields as written.
+        self.fields: tuple[Any, dict[int, bytes]] = (None, {})
         self.max_head_bytes = max_head_bytes
         self.head_timeout = head_timeout
         #: Bytes the head being read may still take; None from the end of a head until more comes after its
@@ -281,8 +281,11 @@ class HttpConnection(HttpToolsProtocol):
         close`` when the connection ends, then the body."""
         fields = self.server_state.default_headers
         if fields is not self.fields[0]:
-            self.fields = (fields, b"".join([b"%s: %s\r\n" % field for field in fields]))
-        head = STATUS_LINE[status] + self.fields[1]
+            self.fields = (fields, {})
+        heads = self.fields[1]
+        head = heads.get(status)
+        if head is None:
+            head = heads[status] = b"".join([STATUS_LINE[status], *[b"%s: %s\r\n" % field for field in fields]])
         if extra:
             head += b"".join([b"%s: %s\r\n" % field for field in extra])
         end = b"\r\n" if self.keep_alive else b"connection: close\r\n\r\n"
