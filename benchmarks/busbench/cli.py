@@ -21,7 +21,7 @@ import time
 
 import orjson
 from common import HERE, log
-from httpbench import servers
+from httpbench import exchange, servers
 
 sys.path.insert(0, os.path.join(HERE, "realistic"))  # its modules import each other by their bare names
 from store import Store, missing  # noqa: E402
@@ -101,13 +101,7 @@ class Session:
         self.post(rpc("notifications/initialized", None), self.headers)
 
     def post(self, body: bytes, headers: dict) -> tuple[int, dict, bytes]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        try:
-            connection.request("POST", "/mcp", body, headers)
-            response = connection.getresponse()
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-        finally:
-            connection.close()
+        return exchange.post(self.port, body, headers)
 
     def end(self) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)

@@ -14,7 +14,6 @@ the server's, from ``/proc``.
 
 from __future__ import annotations
 
-import http.client
 import shutil
 import socket
 import subprocess
@@ -24,6 +23,7 @@ import time
 from pathlib import Path
 
 import orjson
+from httpbench import exchange
 from httpbench.servers import cpu_seconds, free_port, process_tree
 
 HERE = Path(__file__).resolve().parent
@@ -54,13 +54,8 @@ def post(port: int, body: bytes, session: str | None) -> tuple[int, str | None, 
     headers = (
         HEADERS if session is None else {**HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"}
     )
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        connection.request("POST", "/mcp", body, headers)
-        answer = connection.getresponse()
-        return answer.status, answer.getheader("mcp-session-id"), answer.read()
-    finally:
-        connection.close()
+    status, answer_headers, answer = exchange.post(port, body, headers)
+    return status, answer_headers.get("mcp-session-id"), answer
 
 
 def wait_ready(port: int, process: subprocess.Popen, log) -> None:
