@@ -72,8 +72,8 @@ def options(argv: list | None) -> argparse.Namespace:
     parser.add_argument(
         "--save",
         action="store_true",
-        help="write the committed results/realistic-latest.* (refused with uncommitted changes) "
-        "instead of results/realistic-last.*",
+        help="write the committed results/realistic-latest.* (realistic-aiohttp-latest.* with --http-client aiohttp; "
+        "refused with uncommitted changes) instead of results/realistic-last.*",
     )
     args = parser.parse_args(argv)
     args.servers = args.servers or (["shipcode"] if args.smoke else list(peers.DEFAULT_PEERS))
@@ -215,7 +215,8 @@ def main(argv: list | None = None) -> int:
     result["elapsed_s"] = time.monotonic() - started
     text = report.markdown(result)
     print(text)
-    stem = "realistic-latest" if args.save else "realistic-last"
+    client = "" if args.http_client == "httpx" else f"-{args.http_client}"
+    stem = f"realistic{client}-latest" if args.save else f"realistic{client}-last"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{stem}.md").write_text(text + "\n")
     (RESULTS / f"{stem}.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
