@@ -85,6 +85,12 @@ def served_engine(engine_module: ModuleType, monkeypatch: pytest.MonkeyPatch) ->
     scan = headerscan(engine_module.IMPLEMENTATION)
     monkeypatch.setattr(headers, "plain_headers", scan.plain_headers)
     monkeypatch.setattr(asgi, "fast_fields", scan.fast_fields)
+    try:
+        from shipcode_mcp.transports.http import connection
+    except ImportError:  # no httptools: no connection of --http's own
+        pass
+    else:
+        monkeypatch.setattr(connection, "whole_request", scan.whole_request)
     return engine_module
 
 

@@ -23,6 +23,7 @@ from shipcode_mcp import Server, defaults
 from shipcode_mcp.transports.http import serve
 from shipcode_mcp.transports.http.asgi import McpHttpApp
 from shipcode_mcp.transports.http.connection import HttpConnection
+from shipcode_mcp.transports.http.direct import DirectPath
 
 MAX_BYTES = 4096
 DATE = (b"date", b"Wed, 02 Dec 2026 00:00:00 GMT")
@@ -104,6 +105,14 @@ SHAPES: dict[str, Callable[[str], list[bytes]]] = {
     "body in a later read": lambda s: [post(ECHO, ECHO_HEADERS)[:-20], post(ECHO, ECHO_HEADERS)[-20:]],
     "head and body in many reads": lambda s: pieces(post(ECHO, ECHO_HEADERS), 7),
     "truncated body": lambda s: [post(ECHO, ECHO_HEADERS)[:-5]],
+    "a body like a whole request, in a later read": lambda s: [
+        post(post(ECHO, ECHO_HEADERS), ECHO_HEADERS)[: -len(post(ECHO, ECHO_HEADERS))],
+        post(ECHO, ECHO_HEADERS),
+    ],
+    "a head ending like a whole request, in a later read": lambda s: [
+        b"POST /other HTTP/1.1\r\nX-A: 1",
+        post(ECHO, ECHO_HEADERS),
+    ],
     # 2026-07-28 header rules
     "name mismatch": lambda s: [post(ECHO, modern("tools/call", "add"))],
     "method mismatch": lambda s: [post(ECHO, modern("tools/list"))],
@@ -533,3 +542,74 @@ def test_a_request_begun_after_an_answer_stops_the_keep_alive_time_both_ways(ser
         finally:
             served.close()
     assert seen == [(1, False)] * 2
+
+
+#: Shapes read whole, with no parser callback (each one plain request in one read).
+READ_WHOLE = [
+    "echo",
+    "add",
+    "tools/list",
+    "session ping",
+    "session echo",
+    "initialize",
+    "initialized",
+    "session DELETE alone",
+]
+#: Shapes the parser reads (answered below ASGI or not), each for a reason of its own.
+READ_BY_THE_PARSER = [
+    "pipelined, all at once",
+    "body in a later read",
+    "connection close",
+    "chunked body",
+    "expect 100-continue",
+    "HTTP/1.0",
+    "query",
+    "GET",
+]
+
+
+class NoParser:
+    """Stands for the HTTP parser where none may be used."""
+
+    def feed_data(self, data: bytes) -> None:
+        raise AssertionError("the parser was used")
+
+
+@pytest.mark.parametrize("shape", READ_WHOLE + READ_BY_THE_PARSER)
+def test_a_plain_request_in_one_read_is_read_whole(served_engine, engine_name: str, shape: str) -> None:
+    """A plain request alone in its read is answered with no parser at all; the others go to the parser, as
+    every request does with the pure engine (no direct path)."""
+    served = Served(True)
+    try:
+        session = served.open_session()
+        connection, wire = served.connect()
+        connection.parser = NoParser()
+        (reads, *_) = SHAPES[shape](session)
+        try:
+            served.feed(connection, reads)
+            read_whole = True
+        except AssertionError:
+            read_whole = False
+        assert read_whole == (shape in READ_WHOLE and engine_name == "compiled")
+        if read_whole:
+            assert (wire.out.startswith(b"HTTP/1.1 20"), wire.closed, served.state.tasks) == (True, False, set())
+    finally:
+        served.close()
+
+
+@pytest.mark.parametrize("shape", ["unknown tool", "bad arguments", "echo", "foreign host"])
+def test_a_request_read_whole_is_judged_once(served_engine, monkeypatch, shape: str) -> None:
+    """One judgement per request: one not answered below ASGI goes from there to the ASGI app, without the
+    direct path being asked again when the parser reads it."""
+    calls = []
+    judge = DirectPath.answer
+
+    def counted(self: DirectPath, *arguments: object) -> object:
+        calls.append(arguments[0])
+        return judge(self, *arguments)
+
+    monkeypatch.setattr(DirectPath, "answer", counted)
+    below, through_asgi = both(SHAPES[shape])
+    assert below == through_asgi
+    # the session opened first (initialize, initialized), then the request
+    assert calls == ([b"POST"] * 3 if served_engine.IMPLEMENTATION == "compiled" else [])

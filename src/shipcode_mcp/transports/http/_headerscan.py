@@ -12,7 +12,14 @@ from ..._engine import twin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._headerscan_py import HEADERS_READ, IMPLEMENTATION, fast_fields, header_value, plain_headers
+    from ._headerscan_py import (
+        HEADERS_READ,
+        IMPLEMENTATION,
+        fast_fields,
+        header_value,
+        plain_headers,
+        whole_request,
+    )
 else:
     _scan = twin(
         "shipcode_mcp.transports.http._headerscan_c",
@@ -24,5 +31,6 @@ else:
     fast_fields = _scan.fast_fields
     header_value = _scan.header_value
     plain_headers = _scan.plain_headers
+    whole_request = _scan.whole_request
 
-__all__ = ["HEADERS_READ", "IMPLEMENTATION", "fast_fields", "header_value", "plain_headers"]
+__all__ = ["HEADERS_READ", "IMPLEMENTATION", "fast_fields", "header_value", "plain_headers", "whole_request"]

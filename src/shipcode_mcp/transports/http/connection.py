@@ -17,6 +17,12 @@
   once and it needs nothing the ASGI app's way adds: nothing before it is still being answered, no
   ``Expect: 100-continue``, no upgrade, no access log, no concurrency limit, writing not paused, and, from a
   client uvicorn trusts with proxy headers, no ``X-Forwarded-For`` or ``X-Forwarded-Proto``.
+- Read whole: when a read is exactly one such request, plain enough to be read without the parser
+  (:func:`~._headerscan_py.whole_request`: the endpoint's exact request line, token names, visible ASCII values,
+  no field that changes how the body or the connection is read), arriving between requests, it is read there in
+  one call, with no parser callback, and answered as a held request is; when the direct path does not answer it,
+  the parser reads the same bytes as it would have, and the request goes to the ASGI app without being judged
+  twice.
 
 On the way of a normal request this adds a few comparisons per read and per head, no clock read and no
 timer. The ASGI scope of a request is made only when the request goes to the ASGI app. Imported only to
@@ -33,6 +39,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from ...limits import DEFAULT_HEAD_SECONDS, DEFAULT_MAX_HEAD_BYTES
 from ...protocol import INVALID_REQUEST
+from ._headerscan import whole_request
 from .direct import DirectPath
 from .replies import JSON_CONTENT_TYPE, refusal_body
 
@@ -112,6 +119,13 @@ class HttpConnection(HttpToolsProtocol):
         self.direct, self.trusted = direct_path(self.app) if direct else (None, None)
         #: Whether this connection's requests may carry proxy headers uvicorn follows.
         self.forwarded = False
+        #: The request lines read whole (:meth:`read_whole`) with their methods; None: no request is.
+        self.whole_heads: tuple[tuple[bytes, bytes], ...] | None = None
+        #: Whether the parser is inside a request (from its first byte to its end).
+        self.in_message = False
+        #: Whether the direct path has already judged the request the parser reads next (read whole, and not
+        #: answered): it goes to the ASGI app without being asked again.
+        self.judged = False
         #: The body read so far of the request held for the direct path (None: none held), and its method.
         self.held: list[bytes] | None = None
         self.held_method = b"POST"
@@ -140,10 +154,16 @@ class HttpConnection(HttpToolsProtocol):
         super().connection_made(transport)
         if self.trusted is not None:
             self.forwarded = (self.client[0] if self.client else None) in self.trusted
+        if self.direct is not None and not (self.access_log or self.limit_concurrency is not None):
+            self.whole_heads = tuple(
+                (b"%s %s HTTP/1.1\r\n" % (method, self.direct.target), method) for method in HELD_METHODS
+            )
         HeadClock.of(self).start()
 
     def data_received(self, data: bytes) -> None:
         self.quiet_since = None
+        if self.whole_heads is not None and not self.in_message and self.read_whole(data):
+            return
         left = self.head_left
         if left is None and (not self.cycle.more_body or self.cycle.response_complete):  # a new head begins
             left = self.max_head_bytes
@@ -179,6 +199,7 @@ class HttpConnection(HttpToolsProtocol):
             self.data_received(view[left:])
 
     def on_message_begin(self) -> None:
+        self.in_message = True
         self.url = b""
         self.expect_100_continue = False
         self.headers = []
@@ -186,9 +207,10 @@ class HttpConnection(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.head_left = None
+        judged, self.judged = self.judged, False
         if len(self.headers) > MAX_HEADER_FIELDS or self.url[:1] != b"/":
             self.unusual_head()
-        elif self.direct is not None and self.url == self.direct.target and self.holds():
+        elif self.direct is not None and not judged and self.url == self.direct.target and self.holds():
             self.held = []
             return
         self.to_asgi()
@@ -230,12 +252,45 @@ class HttpConnection(HttpToolsProtocol):
             or self.limit_concurrency is not None
         ):
             return False
-        if self.forwarded:
-            for name, _ in self.headers:
-                if name in FORWARDED:
-                    return False
+        if self.proxied(self.headers):
+            return False
         self.keep_alive = parser.get_http_version() != "1.0" and parser.should_keep_alive()
         self.held_method = method
+        return True
+
+    def proxied(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Whether uvicorn's proxy-headers middleware changes the client or scheme of a request with these fields."""
+        if self.forwarded:
+            for name, _ in headers:
+                if name in FORWARDED:
+                    return True
+        return False
+
+    def read_whole(self, data: bytes) -> bool:
+        """Answer ``data`` below ASGI when it is one whole plain request to the endpoint, arriving while nothing is
+        being answered, and the direct path answers it; False (nothing changed) when the parser is to read it."""
+        cycle = self.cycle
+        if (cycle is not None and not cycle.response_complete) or self.pipeline or self.flow.write_paused:
+            return False
+        request = whole_request(data, self.whole_heads, self.max_head_bytes)
+        if request is None:
+            return False
+        method, headers, body = request
+        if self.proxied(headers):
+            return False
+        server = self.server
+        try:
+            answer = self.direct.answer(method, headers, body, server[0] if server else None, self.scheme, self.client)
+        except Exception:  # a fault: the ASGI app meets it too
+            answer = None
+        if answer is None:
+            self.judged = True
+            return False
+        self._unset_keepalive_if_required()
+        self.head_left = None
+        self.keep_alive = True
+        self.respond(*answer)
+        self.answered()
         return True
 
     def on_body(self, body: bytes) -> None:
@@ -245,6 +300,7 @@ class HttpConnection(HttpToolsProtocol):
             self.held.append(body)
 
     def on_message_complete(self) -> None:
+        self.in_message = False
         held = self.held
         if held is None:
             HttpToolsProtocol.on_message_complete(self)
