@@ -58,7 +58,8 @@ def draw_chart(result: dict, path: Path) -> str | None:
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=9)
     info, config = result["machine"], result["config"]
     fig.suptitle(
-        f"Realistic workload (Redis + HTTP API), k6 {config['vus']} VUs, {config['seconds']:g} s — {info['cpu']}, "
+        f"Realistic workload (Redis + HTTP API, the tools on {config.get('http_client', 'httpx')}), "
+        f"k6 {config['vus']} VUs, {config['seconds']:g} s — {info['cpu']}, "
         f"{info['cores']} cores, git {info['git_commit']}",
         fontsize=10,
     )
