@@ -7,6 +7,7 @@ from pathlib import Path
 from common.chart import grouped_bars
 
 from .exchange import WORKLOADS
+from .report import measured_workloads
 from .servers import VARIANTS
 
 CONNECTIONS = 64
@@ -24,7 +25,7 @@ def draw_chart(table: dict, info: dict, path: Path) -> str | None:
     shown = [v for v in VARIANTS if any(CONNECTIONS in cells for cells in table.get(v.name, {}).values())]
     if not shown:
         return "nothing to draw"
-    workloads = list(WORKLOADS)
+    workloads = measured_workloads(table)
     labels = {v.name: v.label for v in shown}
     cmap = plt.get_cmap("tab20")
     colour = {v.name: cmap(k % 20) for k, v in enumerate(shown)}
@@ -42,7 +43,8 @@ def draw_chart(table: dict, info: dict, path: Path) -> str | None:
                     median, low, high = (value * scale for value in cell[key])
                     cells[i] = (median, low, high, "")
             per_name[variant.name] = cells
-        grouped_bars(ax, [f"tools/call {w}" for w in workloads], per_name, labels, colour)
+        names = [f"tools/call {w}" if WORKLOADS[w].tool else w for w in workloads]
+        grouped_bars(ax, names, per_name, labels, colour)
         ax.set_ylabel(unit)
         ax.set_title(f"{title}, {CONNECTIONS} keep-alive connections (wrk)")
     handles, names = axes[0].get_legend_handles_labels()

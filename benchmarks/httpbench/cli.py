@@ -22,8 +22,8 @@ WARMUP_SECONDS = 1
 def options(argv: list | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="run.py http",
-        description="shipcode-mcp over Streamable HTTP against a bare ASGI floor and the official SDKs, measured "
-        "with wrk at 1 and 64 keep-alive connections, every answer checked.",
+        description="shipcode-mcp over Streamable HTTP against a bare ASGI floor, the official SDKs and Go servers, "
+        "measured with wrk at 1 and 64 keep-alive connections, every answer checked.",
     )
     parser.add_argument(
         "--quick",
@@ -33,7 +33,18 @@ def options(argv: list | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5, --quick 3)")
     parser.add_argument("--seconds", type=int, help="length of one run in whole seconds (default 3, --quick 2)")
     parser.add_argument(
-        "--variants", help="comma-separated variants to run (default: all): " + ", ".join(v.name for v in VARIANTS)
+        "--variants",
+        help="comma-separated variants to run (default: all but "
+        + ", ".join(v.name for v in VARIANTS if v.asked_for)
+        + "): "
+        + ", ".join(v.name for v in VARIANTS),
+    )
+    parser.add_argument(
+        "--workloads",
+        default=",".join(exchange.DEFAULT_WORKLOADS),
+        help="comma-separated workloads (default: %(default)s): "
+        + ", ".join(exchange.WORKLOADS)
+        + " (ping in the 2025 era only, tools/list in 2026-07-28 only)",
     )
     parser.add_argument(
         "--before",
@@ -57,9 +68,23 @@ def options(argv: list | None) -> argparse.Namespace:
     parser.add_argument("--engines", default="compiled,pure", help="engines --session-life measures")
     parser.add_argument("--processes", type=int, default=1, help="server processes for --session-life")
     args = parser.parse_args(argv)
+    args.workloads = [name.strip() for name in args.workloads.split(",")]
+    unknown = set(args.workloads) - set(exchange.WORKLOADS)
+    if unknown:
+        parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
     args.rounds = args.rounds or (3 if args.quick else 5)
     args.seconds = args.seconds or (2 if args.quick else 3)
     return args
+
+
+def measures(variant: servers.Variant, workload: str, catalogue: bool) -> bool:
+    """Whether the variant is measured with the workload: in one of its eras, and a tool its server serves."""
+    asked = exchange.WORKLOADS[workload]
+    return variant.era in asked.eras + ("fixed",) and (catalogue or not asked.tool)
+
+
+def measures_any(variant: servers.Variant, workloads: list, catalogue: bool) -> bool:
+    return any(measures(variant, workload, catalogue) for workload in workloads)
 
 
 def connection_counts(args: argparse.Namespace, variant: str) -> tuple:
@@ -69,9 +94,9 @@ def connection_counts(args: argparse.Namespace, variant: str) -> tuple:
 def sample(server: servers.Server, variant: servers.Variant, workload: str) -> tuple:
     """Ask once and check the answer: (request, expected bytes) for wrk, or (None, problem)."""
     session, version = None, exchange.LEGACY
-    if variant.era == "legacy" and variant.check == "exact":
-        session, version = exchange.open_session(server.port)
-    request = exchange.tool_call(workload, "legacy" if variant.era == "fixed" else variant.era, session, version)
+    if variant.era == "legacy" and variant.session:
+        session, version = exchange.open_session(server.port, stateless=variant.check != "exact")
+    request = exchange.workload_post(workload, "legacy" if variant.era == "fixed" else variant.era, session, version)
     status, headers, body = exchange.post(server.port, request.body, request.headers)
     if status != 200:
         return None, f"HTTP {status}: {body[:200]!r}"
@@ -113,14 +138,22 @@ def main(argv: list | None = None) -> int:
         sys.exit(f"run.py http: {missing}")
     listed = servers.servers(args.before)
     offered = [v for v in VARIANTS if any(v.server == s.name for s in listed)]  # before-* only with --before
-    chosen_names = [n.strip() for n in args.variants.split(",")] if args.variants else [v.name for v in offered]
+    default = [v.name for v in offered if not v.asked_for]
+    chosen_names = [n.strip() for n in args.variants.split(",")] if args.variants else default
     unknown = set(chosen_names) - {v.name for v in offered}
     if unknown:
         sys.exit(f"run.py http: unknown variants (before-* need --before): {', '.join(sorted(unknown))}")
-    variants = [v for v in offered if v.name in chosen_names]
+    catalogues = {s.name: s.catalogue for s in listed}
+    variants = [v for v in offered if v.name in chosen_names and measures_any(v, args.workloads, catalogues[v.server])]
+    asked = ", ".join(args.workloads)
+    notes = [
+        f"{v.label}: not measured (it serves none of the workloads {asked})"
+        for v in offered
+        if v.name in chosen_names and v not in variants
+    ]
+    failures: list = []
     by_server = {s.name: s for s in listed if any(v.server == s.name for v in variants)}
     servers.prepare(list(by_server.values()))
-    notes, failures = [], []
     for server in by_server.values():
         if server.note:
             notes.append(f"{server.label}: not measured ({server.note})")
@@ -134,6 +167,9 @@ def main(argv: list | None = None) -> int:
             "@modelcontextprotocol/server": node.version("@modelcontextprotocol/server"),
         }
     )
+    for name in servers.GO_PEERS:
+        if name in by_server and not by_server[name].note:
+            info["versions"][f"mcp-grafana ({name})"] = servers.go_versions(name)
     info["versions"] = {
         k: v
         for k, v in info["versions"].items()
@@ -143,6 +179,7 @@ def main(argv: list | None = None) -> int:
     info.update(rounds=args.rounds, seconds=args.seconds)
 
     runs: dict = {}
+    answer_bytes: dict = {}  # {variant: {workload: the size of its checked answer}}
     cells: list = []  # (variant, workload, connections, request, expected)
     try:
         for server in by_server.values():
@@ -153,7 +190,9 @@ def main(argv: list | None = None) -> int:
             server = by_server[variant.server]
             if server.note:
                 continue
-            for workload in exchange.WORKLOADS:
+            for workload in args.workloads:
+                if not measures(variant, workload, server.catalogue):
+                    continue
                 checked, problem = sample(server, variant, workload)
                 if problem:
                     if variant.check == "exact" or variant.server == "floor" or not problem.startswith("HTTP "):
@@ -162,6 +201,10 @@ def main(argv: list | None = None) -> int:
                         notes.append(f"{variant.label}, {workload}: not served ({problem})")
                     continue
                 request, expected = checked
+                answer_bytes.setdefault(variant.name, {})[workload] = len(expected)
+                stateless = f"{variant.label}: its initialize opened no session (no Mcp-Session-Id): stateless"
+                if variant.session and "Mcp-Session-Id" not in request.headers and stateless not in notes:
+                    notes.append(stateless)
                 if not cells:
                     problem = checker_catches(server, request, expected)
                     if problem:
@@ -204,7 +247,7 @@ def main(argv: list | None = None) -> int:
     info["elapsed_s"] = time.monotonic() - started
     table = report.medians(runs)
     rows = report.targets(table)
-    text = report.markdown(info, table, rows, notes, failures, variants)
+    text = report.markdown(info, table, rows, notes, failures, variants, answer_bytes)
     print(text)
     stem = "http-latest" if args.save else "http-last"
     RESULTS.mkdir(exist_ok=True)
@@ -213,6 +256,7 @@ def main(argv: list | None = None) -> int:
         "machine": info,
         "runs": [{"variant": k[0], "workload": k[1], "connections": k[2], "runs": v} for k, v in runs.items()],
         "medians": table,
+        "answer_bytes": answer_bytes,
         "targets": [{"figure": r[0], "value": r[1], "goal": r[2], "status": r[3]} for r in rows],
         "notes": notes,
         "failures": failures,

@@ -1,8 +1,9 @@
 """The requests of the HTTP benchmark and what their answers must be.
 
-A workload is one ``tools/call`` POSTed again and again with the same id. shipcode-mcp's answer must be,
-byte for byte, the line its stdio server writes for the same message in the same era; every other server's
-is parsed (JSON, or the last ``data:`` line of an event stream) and judged by what it means.
+A workload is one request (a ``tools/call``, ``ping`` or ``tools/list``) POSTed again and again with the same
+id. shipcode-mcp's answer must be, byte for byte, the line its stdio server writes for the same message in the
+same era; every other server's is parsed (JSON, or the last ``data:`` line of an event stream) and judged by
+what it means.
 """
 
 from __future__ import annotations
@@ -18,11 +19,28 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
 ECHO_TEXT = "The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs. 0123456789"
-#: The workloads: name -> (tool, arguments, the text the answer carries).
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One request: its method, the tool it calls (with its arguments and the text the answer carries) and the
+    eras it is measured in ("fixed", the floor's, is measured with every workload)."""
+
+    method: str
+    tool: str = ""
+    arguments: dict | None = None
+    text: str = ""
+    eras: tuple = ("modern", "legacy")
+
+
 WORKLOADS = {
-    "echo": ("echo", {"text": ECHO_TEXT}, ECHO_TEXT),
-    "add": ("add", {"a": 1234, "b": 5678.25}, "6912.25"),
+    "echo": Workload("tools/call", "echo", {"text": ECHO_TEXT}, ECHO_TEXT),
+    "add": Workload("tools/call", "add", {"a": 1234, "b": 5678.25}, "6912.25"),
+    "ping": Workload("ping", eras=("legacy",)),
+    "tools/list": Workload("tools/list", eras=("modern",)),
 }
+#: The workloads measured unless ``--workloads`` names others.
+DEFAULT_WORKLOADS = ("echo", "add")
 POST_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
@@ -39,20 +57,24 @@ class Request:
         return head.encode() + b"\n" + self.body
 
 
-def tool_call(workload: str, era: str, session: str | None = None, version: str = LEGACY) -> Request:
-    """The ``tools/call`` of a workload: 2026-07-28 (``_meta`` and the Mcp-* headers) or legacy."""
-    tool, arguments, _ = WORKLOADS[workload]
-    params: dict = {"name": tool, "arguments": arguments}
+def workload_post(workload: str, era: str, session: str | None = None, version: str = LEGACY) -> Request:
+    """The POST of a workload: 2026-07-28 (``_meta`` and the Mcp-* headers) or legacy (in the session, if any)."""
+    asked = WORKLOADS[workload]
+    params: dict = {"name": asked.tool, "arguments": asked.arguments} if asked.tool else {}
     headers = dict(POST_HEADERS)
     if era == "modern":
         params["_meta"] = META
-        headers.update({"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": tool})
+        headers.update({"MCP-Protocol-Version": MODERN, "Mcp-Method": asked.method})
+        if asked.tool:
+            headers["Mcp-Name"] = asked.tool
     else:
         headers["MCP-Protocol-Version"] = version
         if session is not None:
             headers["Mcp-Session-Id"] = session
-    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-    return Request(headers, body)
+    message: dict = {"jsonrpc": "2.0", "id": 1, "method": asked.method}
+    if params:
+        message["params"] = params
+    return Request(headers, orjson.dumps(message))
 
 
 def initialize_body(rid: int = 0) -> bytes:
@@ -84,14 +106,17 @@ def post(port: int, body: bytes, headers: dict) -> tuple[int, dict, bytes]:
         connection.close()
 
 
-def open_session(port: int) -> tuple[str, str]:
-    """Open a legacy session over HTTP: (Mcp-Session-Id, the negotiated protocol version)."""
+def open_session(port: int, stateless: bool = False) -> tuple[str | None, str]:
+    """Open a legacy session over HTTP: (Mcp-Session-Id, the negotiated protocol version). A server that keeps
+    no sessions (``stateless``) may give no id: then None, and the handshake is made all the same."""
     status, headers, body = post(port, initialize_body(), POST_HEADERS)
-    if status != 200 or "mcp-session-id" not in headers:
+    if status != 200 or ("mcp-session-id" not in headers and not stateless):
         raise RuntimeError(f"initialize: HTTP {status} {body[:200]!r}")
-    version = orjson.loads(body)["result"]["protocolVersion"]
-    session = headers["mcp-session-id"]
-    ack = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": version}
+    version = message_of(headers.get("content-type", ""), body)["result"]["protocolVersion"]
+    session = headers.get("mcp-session-id")
+    ack = {**POST_HEADERS, "MCP-Protocol-Version": version}
+    if session is not None:
+        ack["Mcp-Session-Id"] = session
     status, _, body = post(port, INITIALIZED, ack)
     if status != 202:
         raise RuntimeError(f"notifications/initialized: HTTP {status} {body[:200]!r}")
@@ -120,24 +145,41 @@ def message_of(content_type: str, body: bytes) -> dict:
 
 def meaning_problem(workload: str, message: object) -> str | None:
     """What is wrong with a parsed answer to a workload's request (None when it says the right thing)."""
-    _, _, text = WORKLOADS[workload]
+    asked = WORKLOADS[workload]
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("id") != 1:
         return "not a JSON-RPC answer to id 1"
     result = message.get("result")
     if not isinstance(result, dict) or result.get("isError"):
         return f"no successful result: {str(message)[:200]}"
+    if asked.method == "ping":
+        return None if set(result) <= {"_meta"} else f"a ping's result is not empty: {str(result)[:200]}"
+    if asked.method == "tools/list":
+        return tools_problem(result.get("tools"))
     content = result.get("content")
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return "no content"
     got = content[0].get("text")
     if workload == "add":
         try:
-            same = math.isclose(float(got), float(text))
+            same = math.isclose(float(got), float(asked.text))
         except (TypeError, ValueError):
             same = False
     else:
-        same = got == text
-    return None if same else f"text {got!r}, expected {text!r}"
+        same = got == asked.text
+    return None if same else f"text {got!r}, expected {asked.text!r}"
+
+
+def tools_problem(tools: object) -> str | None:
+    """What is wrong with a ``tools/list`` result's tools: a list of tools, each named, with an object schema."""
+    if not isinstance(tools, list) or not tools:
+        return "no tools"
+    for tool in tools:
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            return f"a tool without a name: {str(tool)[:200]}"
+        schema = tool.get("inputSchema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            return f"tool {tool['name']!r}: its inputSchema is not an object schema"
+    return None
 
 
 def floor_problem(message: object) -> str | None:

@@ -6,7 +6,7 @@ import statistics
 
 from common.fmt import fmt_rate
 
-from .exchange import WORKLOADS
+from .exchange import DEFAULT_WORKLOADS, WORKLOADS
 from .servers import VARIANTS
 
 CONNECTIONS = (64, 1)
@@ -45,6 +45,16 @@ def _best(table: dict, sdk: str, workload: str) -> tuple:
     return max(rates) if rates else (None, "")
 
 
+def measured_workloads(table: dict) -> list:
+    """The workloads the table has figures for, in WORKLOADS' order."""
+    return [w for w in WORKLOADS if any(w in cells for cells in table.values())]
+
+
+def called_tools(table: dict) -> list:
+    """The ``tools/call`` workloads the targets are for: those measured, or the default ones when nothing was."""
+    return [w for w in measured_workloads(table) if WORKLOADS[w].tool] if table else list(DEFAULT_WORKLOADS)
+
+
 def targets(table: dict) -> list:
     """Rows (figure, value, goal text, status) for the compiled engine in each era; status ok, MISSED, n/a or
     "" (information)."""
@@ -59,7 +69,7 @@ def targets(table: dict) -> list:
 
     for variant in ("compiled", "compiled-legacy"):
         era = "2026-07-28" if variant == "compiled" else "2025 session"
-        for workload in WORKLOADS:
+        for workload in called_tools(table):
             at = f"{workload}, {era}"
             m = lambda c, key, name=variant, w=workload: _median(table, name, w, c, key)  # noqa: E731
             floor = lambda c, key, w=workload: _median(table, "floor", w, c, key)  # noqa: E731
@@ -106,15 +116,47 @@ def targets(table: dict) -> list:
                     "(information)",
                     None,
                 )
+    go_rows(table, row, ratio)
     return rows
+
+
+def go_rows(table: dict, row, ratio) -> None:
+    """The rows against the Go peer on mcp-go at equal cores (its GOMAXPROCS=2, shipcode-mcp's 2 processes), for
+    each workload measured with it; the same at 1 process and against the Go SDK for information."""
+    for workload in measured_workloads(table):
+        for era, suffix in (("2026-07-28", ""), ("2025", "-legacy")):
+            if f"mcp-go{suffix}" not in table or workload not in table[f"mcp-go{suffix}"]:
+                continue
+            at = f"{workload}, {era}, 64 conn."
+            m = lambda name, key, w=workload: _median(table, name, w, 64, key)  # noqa: E731
+            two, one, go = f"compiled-2p{suffix}", f"compiled{suffix}", f"mcp-go{suffix}"
+            row(f"{at}: requests/s, 2 processes / mcp-go", ratio(m(two, "rps"), m(go, "rps")), ">= 1", lambda v: v >= 1)
+            row(f"{at}: requests/s, 1 process / mcp-go", ratio(m(one, "rps"), m(go, "rps")), "(information)", None)
+            row(f"{at}: p99, 2 processes / mcp-go's", ratio(m(two, "p99_us"), m(go, "p99_us")), "(information)", None)
+            for name, what in ((two, "2 processes"), (one, "1 process")):
+                row(
+                    f"{at}: server CPU per request, {what} / mcp-go's",
+                    ratio(m(name, "cpu_us"), m(go, "cpu_us")),
+                    "(information)",
+                    None,
+                )
+            row(
+                f"{at}: requests/s, 2 processes / Go SDK",
+                ratio(m(two, "rps"), m(f"go-sdk{suffix}", "rps")),
+                "(information)",
+                None,
+            )
 
 
 def _ms(us: float) -> str:
     return f"{us / 1000:.2f}" if us < 10_000 else f"{us / 1000:.0f}"
 
 
-def markdown(info: dict, table: dict, rows: list, notes: list, failures: list, variants: list) -> str:
+def markdown(
+    info: dict, table: dict, rows: list, notes: list, failures: list, variants: list, answer_bytes: dict
+) -> str:
     v = info["versions"]
+    workloads = measured_workloads(table)
     lines = [
         f"{info['date_utc']} UTC · {info['cpu']} · {info['cores']} cores · Python {info['python']} · "
         f"git {info['git_commit']} · load average {info.get('loadavg_start', '?')} at start, "
@@ -131,15 +173,15 @@ def markdown(info: dict, table: dict, rows: list, notes: list, failures: list, v
             f"### {connections} connection{'s' if connections > 1 else ''}: requests/s (median [min–max]), "
             "p99 latency (ms), server CPU per request (µs), peak RSS under load (MiB)",
             "",
-            "| server | echo req/s | p99 | CPU | RSS | add req/s | p99 | CPU | RSS |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| server | " + " | ".join(f"{w} req/s | p99 | CPU | RSS" for w in workloads) + " |",
+            "|---|" + "---:|---:|---:|---:|" * len(workloads),
         ]
         for variant in variants:
             cells = table.get(variant.name, {})
-            if not any(connections in cells.get(w, {}) for w in WORKLOADS):
+            if not any(connections in cells.get(w, {}) for w in workloads):
                 continue
             out = [variant.label]
-            for workload in WORKLOADS:
+            for workload in workloads:
                 cell = cells.get(workload, {}).get(connections)
                 if cell is None:
                     out += ["n/a", "", "", ""]
@@ -153,6 +195,13 @@ def markdown(info: dict, table: dict, rows: list, notes: list, failures: list, v
                 ]
             lines.append("| " + " | ".join(out) + " |")
         lines.append("")
+    lines += ["### Answer sizes (bytes of the checked answer body)", "", "| server | " + " | ".join(workloads) + " |"]
+    lines.append("|---|" + "---:|" * len(workloads))
+    for variant in variants:
+        if variant.name in answer_bytes:
+            sizes = answer_bytes[variant.name]
+            lines.append(f"| {variant.label} | " + " | ".join(str(sizes.get(w, "")) for w in workloads) + " |")
+    lines.append("")
     lines += ["### Targets (shipcode-mcp compiled)", "", "| figure | value | goal | |", "|---|---:|---|---|"]
     for name, value, goal, status in rows:
         lines.append(f"| {name} | {'n/a' if value is None else f'{value:.2f}x'} | {goal} | {status} |")

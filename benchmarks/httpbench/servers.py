@@ -1,8 +1,8 @@
 """The servers of the HTTP benchmark: what runs each, their setup, start, readiness and memory.
 
-A *server* is one process listening on a loopback port; a *variant* is one way of asking it (its era, and
-how its answers are checked). shipcode-mcp and the official SDKs are measured in both eras; the floor
-answers whatever it is asked.
+A *server* is one process (or one command's processes) listening on a loopback port; a *variant* is one way of
+asking it (its era, and how its answers are checked). shipcode-mcp, the official SDKs and the Go peers are
+measured in both eras; the floor answers whatever it is asked.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from common import HERE as BENCHMARKS
-from common import NODE_DIR, node, run_quiet
+from common import NODE_DIR, node, pinned, run_quiet
 
 HERE = Path(__file__).resolve().parent
 PEERS = BENCHMARKS / "peers"
@@ -35,6 +35,18 @@ CLEARED = (
     "PYTHONMALLOC",
 )
 READY_SECONDS = 30
+#: The Go peers: Grafana's MCP server from PyPI (its package ships the Go binary), one version per Go SDK, each
+#: installed with ``pip install --target`` into ``.cache/NAME`` (git-ignored): name -> its requirements file.
+GO_PEERS = {"mcp-go": "requirements-mcp-go.txt", "go-sdk": "requirements-go-sdk.txt"}
+GO_MODULES = {"mcp-go": "github.com/mark3labs/mcp-go", "go-sdk": "github.com/modelcontextprotocol/go-sdk"}
+GO_CACHE = HERE / ".cache"
+GO_BINARY = Path("mcp_grafana", "bin", "mcp-grafana")
+#: The tool categories the Go peers serve: one tool (``user_info``), whose tools/list answer (784 bytes in 2026-07-28)
+#: is about as long as shipcode-mcp's for the benchmark's app (746 bytes, three tools).
+GO_TOOLS = "user"
+#: Two cores, as shipcode-mcp's ``--processes 2``; its Grafana at a loopback port nothing listens on (asked once
+#: per ``initialize``); its org given, so no request logs a warning; no usage report.
+GO_ENV = {"GOMAXPROCS": "2", "GRAFANA_URL": "http://127.0.0.1:9", "GRAFANA_ORG_ID": "1", "DO_NOT_TRACK": "1"}
 
 
 @dataclasses.dataclass
@@ -44,6 +56,7 @@ class Server:
     argv: list  # "{port}" is replaced by the port
     env: dict = dataclasses.field(default_factory=dict)
     note: str = ""  # why it cannot run here ("" when it can)
+    catalogue: bool = True  # serves the benchmark's tools (echo, add); the Go peers serve only their own
     process: subprocess.Popen | None = None
     port: int = 0
     stderr: object = None
@@ -62,11 +75,21 @@ class Variant:
     era: str  # "modern" (2026-07-28), "legacy" (2025, a session for shipcode-mcp, stateless for the SDKs), "fixed"
     check: str  # "exact" (shipcode-mcp's stdio bytes), "meaning" (parsed), "floor" (a fixed result)
     sdk: str = ""  # the official SDK it configures ("" for the others)
+    session: bool = False  # the 2025 era opens a session first (initialize, then its Mcp-Session-Id if one is given)
+    asked_for: bool = False  # measured only when --variants names it
 
 
-def shipcode_server(name: str, label: str, shipcode: str, env: dict | None = None) -> Server:
+def shipcode_server(name: str, label: str, shipcode: str, env: dict | None = None, processes: int = 1) -> Server:
     """shipcode-mcp (the command ``shipcode``) serving the benchmark's app over HTTP."""
-    return Server(name, label, [shipcode, APP, "--http", "127.0.0.1:{port}"], env or {})
+    more = ["--processes", str(processes)] if processes > 1 else []
+    return Server(name, label, [shipcode, APP, "--http", "127.0.0.1:{port}", *more], env or {})
+
+
+def go_server(name: str, label: str) -> Server:
+    """A Go peer: its binary serving Streamable HTTP on the port, GO_TOOLS only, with two cores."""
+    binary = str(GO_CACHE / name / GO_BINARY)
+    argv = [binary, "-t", "streamable-http", "-address", "127.0.0.1:{port}", "-enabled-tools", GO_TOOLS]
+    return Server(name, label, argv + ["-usage-stats", "disabled"], dict(GO_ENV), catalogue=False)
 
 
 def servers(before: str | None = None) -> list:
@@ -77,6 +100,7 @@ def servers(before: str | None = None) -> list:
     listed = [
         shipcode_server("compiled", "shipcode-mcp compiled", SHIPCODE),
         shipcode_server("pure", "shipcode-mcp pure", SHIPCODE, pure),
+        shipcode_server("compiled-2p", "shipcode-mcp compiled, 2 processes", SHIPCODE, processes=2),
         shipcode_server(
             "compiled-asgi", "shipcode-mcp compiled, ASGI only", SHIPCODE, {"SHIPCODE_MCP_HTTP_ASGI_ONLY": "1"}
         ),
@@ -84,6 +108,8 @@ def servers(before: str | None = None) -> list:
         Server("ts-sdk", "TypeScript SDK 2", ["node", str(NODE_DIR / "ts_sdk_http.mjs"), "{port}"]),
         Server("sdk", "Python SDK", [py, str(PEERS / "sdk_http.py"), "{port}"]),
         Server("fastmcp", "FastMCP", [py, str(PEERS / "sdk_http.py"), "--fastmcp", "{port}"]),
+        go_server("mcp-go", "Go: mcp-grafana 1.6.3 on mcp-go"),
+        go_server("go-sdk", "Go: mcp-grafana 2.1.1 on the Go SDK"),
     ]
     if before:
         shipcode = str(Path(before).with_name("shipcode-mcp"))
@@ -96,7 +122,25 @@ def servers(before: str | None = None) -> list:
 
 VARIANTS = [
     Variant("compiled", "shipcode-mcp compiled, 2026-07-28", "compiled", "modern", "exact"),
-    Variant("compiled-legacy", "shipcode-mcp compiled, 2025 session", "compiled", "legacy", "exact"),
+    Variant("compiled-legacy", "shipcode-mcp compiled, 2025 session", "compiled", "legacy", "exact", session=True),
+    # --variants names these: shipcode-mcp at 2 processes and the Go peers, each at 2 cores.
+    Variant(
+        "compiled-2p",
+        "shipcode-mcp compiled, 2 processes, 2026-07-28",
+        "compiled-2p",
+        "modern",
+        "exact",
+        asked_for=True,
+    ),
+    Variant(
+        "compiled-2p-legacy",
+        "shipcode-mcp compiled, 2 processes, 2025 session",
+        "compiled-2p",
+        "legacy",
+        "exact",
+        session=True,
+        asked_for=True,
+    ),
     Variant("compiled-asgi", "shipcode-mcp compiled through ASGI only, 2026-07-28", "compiled-asgi", "modern", "exact"),
     Variant(
         "compiled-asgi-legacy",
@@ -104,9 +148,10 @@ VARIANTS = [
         "compiled-asgi",
         "legacy",
         "exact",
+        session=True,
     ),
     Variant("pure", "shipcode-mcp pure, 2026-07-28", "pure", "modern", "exact"),
-    Variant("pure-legacy", "shipcode-mcp pure, 2025 session", "pure", "legacy", "exact"),
+    Variant("pure-legacy", "shipcode-mcp pure, 2025 session", "pure", "legacy", "exact", session=True),
     Variant("floor", "bare ASGI app on uvicorn (floor)", "floor", "fixed", "floor"),
     Variant("ts-sdk", "TypeScript SDK 2.4.0, 2026-07-28 JSON", "ts-sdk", "modern", "meaning", "ts-sdk"),
     Variant("ts-sdk-legacy", "TypeScript SDK 2.4.0, 2025 stateless", "ts-sdk", "legacy", "meaning", "ts-sdk"),
@@ -114,14 +159,37 @@ VARIANTS = [
     Variant("sdk-legacy", "Python SDK 2.3.0, 2025 stateless JSON", "sdk", "legacy", "meaning", "sdk"),
     Variant("fastmcp", "FastMCP 4.2.3, 2026-07-28 stateless JSON", "fastmcp", "modern", "meaning"),
     Variant("fastmcp-legacy", "FastMCP 4.2.3, 2025 stateless JSON", "fastmcp", "legacy", "meaning"),
+    # The Go peers serve statelessly: their 2025 era's initialize opens no session (no Mcp-Session-Id).
+    Variant("mcp-go", "Go mcp-go 1.1.1 (mcp-grafana 1.6.3), 2026-07-28", "mcp-go", "modern", "meaning", asked_for=True),
+    Variant(
+        "mcp-go-legacy",
+        "Go mcp-go 1.1.1 (mcp-grafana 1.6.3), 2025",
+        "mcp-go",
+        "legacy",
+        "meaning",
+        session=True,
+        asked_for=True,
+    ),
+    Variant("go-sdk", "Go SDK 1.8.0 (mcp-grafana 2.1.1), 2026-07-28", "go-sdk", "modern", "meaning", asked_for=True),
+    Variant(
+        "go-sdk-legacy",
+        "Go SDK 1.8.0 (mcp-grafana 2.1.1), 2025",
+        "go-sdk",
+        "legacy",
+        "meaning",
+        session=True,
+        asked_for=True,
+    ),
     # --before: another install's shipcode-mcp, its answers held to this install's stdio bytes.
     Variant("before", "shipcode-mcp compiled before, 2026-07-28", "before", "modern", "exact"),
-    Variant("before-legacy", "shipcode-mcp compiled before, 2025 session", "before", "legacy", "exact"),
+    Variant("before-legacy", "shipcode-mcp compiled before, 2025 session", "before", "legacy", "exact", session=True),
     Variant("before-pure", "shipcode-mcp pure before, 2026-07-28", "before-pure", "modern", "exact"),
-    Variant("before-pure-legacy", "shipcode-mcp pure before, 2025 session", "before-pure", "legacy", "exact"),
+    Variant(
+        "before-pure-legacy", "shipcode-mcp pure before, 2025 session", "before-pure", "legacy", "exact", session=True
+    ),
 ]
 #: The servers shipcode-mcp runs as (``--before``'s included), by name: the compiled ones first.
-SHIPCODE_SERVERS = {"compiled": True, "before": True, "pure": False, "before-pure": False}
+SHIPCODE_SERVERS = {"compiled": True, "compiled-2p": True, "before": True, "pure": False, "before-pure": False}
 
 
 def python_has(module: str) -> bool:
@@ -156,6 +224,27 @@ def prepare(chosen: list) -> None:
             module = "mcp" if server.name == "sdk" else "fastmcp"
             if not python_has(module):
                 server.note = f"{module} not installed: pip install -r benchmarks/requirements.txt"
+        elif server.name in GO_PEERS:
+            server.note = pinned.target_dir(HERE / GO_PEERS[server.name], GO_CACHE / server.name)
+            binary = Path(server.argv[0])
+            if not server.note and not binary.is_file():
+                server.note = f"the mcp-grafana package installed no binary at {binary}"
+            elif not server.note:
+                binary.chmod(binary.stat().st_mode | 0o111)
+
+
+def go_versions(name: str) -> str:
+    """The Go peer's version and its Go SDK's, from the binary's build info: "v1.6.3 on github.com/mark3labs/mcp-go
+    v1.1.1" ("" when not installed)."""
+    try:
+        data = (GO_CACHE / name / GO_BINARY).read_bytes()
+    except OSError:
+        return ""
+    own = re.search(rb"\nmod\t[^\t]+\t(v[^\t\n]+)", data)
+    sdk = re.search(rb"\ndep\t" + re.escape(GO_MODULES[name].encode()) + rb"\t(v[^\t\n]+)", data)
+    if not own or not sdk:
+        return ""
+    return f"{own.group(1).decode()} on {GO_MODULES[name]} {sdk.group(1).decode()}"
 
 
 def free_port() -> int:

@@ -127,8 +127,8 @@ def measure(server: servers.Server, lives: int, fresh: bool = False) -> dict:
     """Median server CPU microseconds per session life and per stateless call, over interleaved rounds; with
     ``fresh``, each request on a new connection, and how many lives met ``Session not found``."""
     command = [servers.SHIPCODE, servers.APP]
-    modern = exchange.tool_call(WORKLOAD, "modern")
-    legacy = exchange.tool_call(WORKLOAD, "legacy")
+    modern = exchange.workload_post(WORKLOAD, "modern")
+    legacy = exchange.workload_post(WORKLOAD, "legacy")
     modern_answer = exchange.stdio_answer(command, server.environ(), modern, "modern")
     legacy_answer = exchange.stdio_answer(command, server.environ(), legacy, "legacy")
     pids = servers.process_tree(server.process.pid)
@@ -175,7 +175,7 @@ def measure(server: servers.Server, lives: int, fresh: bool = False) -> dict:
 def relayed_call_us(server: servers.Server, calls: int) -> tuple[float, float]:
     """Median server CPU microseconds per call in one session: on a keep-alive connection to the process
     holding it, and on one to another process (each call relayed)."""
-    legacy = exchange.tool_call(WORKLOAD, "legacy")
+    legacy = exchange.workload_post(WORKLOAD, "legacy")
     expected = exchange.stdio_answer([servers.SHIPCODE, servers.APP], server.environ(), legacy, "legacy")
     found: dict = {}  # a keep-alive connection to each of two processes (a session opened on one says which)
     for _ in range(400):
@@ -227,7 +227,7 @@ def floor_request_us(lives: int) -> float:
     try:
         pids = servers.process_tree(floor.process.pid)
         connection = Connection(floor.port)
-        request = exchange.tool_call(WORKLOAD, "modern")
+        request = exchange.workload_post(WORKLOAD, "modern")
         rounds = []
         for _ in range(ROUNDS):
             before = servers.cpu_seconds(pids)

@@ -13,34 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from common import log, node, run_quiet
+from common import log, node, pinned, run_quiet
 from httpbench.wrk import ensure_debian_package
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
-STAMP = ".pins"
-INSTALL_SECONDS = 900
-
-
-def _pins(requirements: str) -> str:
-    """The pins a requirement file stands for: its text and that of the files it includes."""
-    text = (HERE / requirements).read_text()
-    included = [line.split(None, 1)[1] for line in text.splitlines() if line.startswith("-r ")]
-    return text + "".join(_pins(name) for name in included)
-
-
-def _pip(argv: list, requirements: str, where: Path) -> str:
-    """Run a pip install unless ``where`` already holds these pins; the problem ("" when done)."""
-    stamp = where / STAMP
-    pins = _pins(requirements)
-    if stamp.is_file() and stamp.read_text() == pins:
-        return ""
-    log(f"installing {requirements} into {where.relative_to(HERE)}")
-    code, out = run_quiet(argv + ["-q", "-r", str(HERE / requirements)], timeout=INSTALL_SECONDS, cwd=HERE)
-    if code != 0:
-        return f"pip install -r {requirements} failed: {out[-300:]}"
-    stamp.write_text(pins)
-    return ""
 
 
 def python_env(name: str) -> tuple[str, str]:
@@ -52,15 +29,14 @@ def python_env(name: str) -> tuple[str, str]:
         code, out = run_quiet([sys.executable, "-m", "venv", str(venv)], timeout=300)
         if code != 0:
             return "", f"python -m venv failed: {out[-300:]}"
-    return str(python), _pip([str(python), "-m", "pip", "install"], f"requirements-{name}.txt", venv)
+    requirements = HERE / f"requirements-{name}.txt"
+    return str(python), pinned.pip_install([str(python), "-m", "pip", "install"], requirements, venv)
 
 
 def target_dir(name: str, requirements: str) -> tuple[Path, str]:
     """(.cache/NAME holding the requirements installed with ``pip install --target``, the problem or "")."""
     where = CACHE / name
-    where.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "pip", "install", "--upgrade", "--target", str(where)]
-    return where, _pip(argv, requirements, where)
+    return where, pinned.target_dir(HERE / requirements, where)
 
 
 def shipcode_clients() -> tuple[Path, str]:
