@@ -266,6 +266,15 @@ class HttpConnection(HttpToolsProtocol):
                     return True
         return False
 
+    def direct_answer(self, method: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> Any:
+        """The direct path's answer to a whole request on this connection, or None (the ASGI app serves it). A
+        fault is the ASGI app's to meet again, and answer as uvicorn does (500)."""
+        server = self.server
+        try:
+            return self.direct.answer(method, headers, body, server[0] if server else None, self.scheme, self.client)
+        except Exception:
+            return None
+
     def read_whole(self, data: bytes) -> bool:
         """Answer ``data`` below ASGI when it is one whole plain request to the endpoint, arriving while nothing is
         being answered, and the direct path answers it; False (nothing changed) when the parser is to read it."""
@@ -278,11 +287,7 @@ class HttpConnection(HttpToolsProtocol):
         method, headers, body = request
         if self.proxied(headers):
             return False
-        server = self.server
-        try:
-            answer = self.direct.answer(method, headers, body, server[0] if server else None, self.scheme, self.client)
-        except Exception:  # a fault: the ASGI app meets it too
-            answer = None
+        answer = self.direct_answer(method, headers, body)
         if answer is None:
             self.judged = True
             return False
@@ -305,14 +310,7 @@ class HttpConnection(HttpToolsProtocol):
         if held is None:
             HttpToolsProtocol.on_message_complete(self)
             return
-        body = held[0] if len(held) == 1 else b"".join(held)
-        server = self.server
-        try:
-            answer = self.direct.answer(
-                self.held_method, self.headers, body, server[0] if server else None, self.scheme, self.client
-            )
-        except Exception:  # a fault: the ASGI app meets it too, and answers it as uvicorn does (500)
-            answer = None
+        answer = self.direct_answer(self.held_method, self.headers, held[0] if len(held) == 1 else b"".join(held))
         if answer is None:
             self.release(True)
         else:
